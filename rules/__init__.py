@@ -1,0 +1,1 @@
+"""The rule catalogue: one TOML rule per file under <area>/. Data only; shipped as advisor.catalog."""

@@ -1,0 +1,84 @@
+"""The Python API behind the CLI: collect a snapshot, audit it. No printing, no exiting."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Iterable, Optional
+
+from advisor import __version__
+from advisor.collect.connection import ConnectionOptions, Endpoint, connect, resolve
+from advisor.errors import SnapshotError, UsageError
+from advisor.report import Report
+from advisor.snapshot import Missing, Snapshot, load_snapshot
+
+DEMO_SNAPSHOT = "demo-seed-000.json"
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Optional[Endpoint] = None) -> Snapshot:
+    """Connect, read the server (read-only) and return a snapshot."""
+    from advisor.collect.mysql import read_server
+    from advisor.collect.parse import parse_server, parse_target
+
+    if sample_seconds < 0:
+        raise UsageError("--sample-seconds must be 0 or more.", None)
+    ep = endpoint or resolve(opts)
+    conn = connect(ep)
+    try:
+        raw = read_server(conn, ep, sample_seconds=sample_seconds)
+    finally:
+        try:
+            conn.close()
+        except Exception:  # the server may already be gone; nothing to clean up then
+            pass
+    target = parse_target(raw, ep.host, ep.port, ep.socket)
+    server = parse_server(raw, ep.user, ep.ssl_mode, ep.transport)
+    snap = Snapshot(advisor_version=__version__, collected_at=now_iso(), target=target, server=server)
+    snap.missing.append(Missing(fact="host", reason="host facts were not collected by this command"))
+    snap.missing.append(Missing(fact="client", reason="the client's network path was not collected by this command"))
+    snap.missing.append(Missing(fact="calibration", reason="calibration did not run"))
+    return snap
+
+
+def read_snapshot_file(path: str) -> Snapshot:
+    p = Path(path)
+    if path == "-":
+        import sys
+
+        return load_snapshot(sys.stdin.read(), "snapshot on stdin")
+    if not p.is_file():
+        raise SnapshotError(f"snapshot file {p} does not exist.", "pass the path written by `advisor collect -o FILE`.")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise SnapshotError(f"cannot read snapshot {p}: {e}.", "check the file and its permissions.") from None
+    return load_snapshot(text, str(p))
+
+
+def demo_snapshot() -> Snapshot:
+    from importlib.resources import files
+
+    return load_snapshot((files("advisor.data") / DEMO_SNAPSHOT).read_text(encoding="utf-8"), "the bundled demo snapshot")
+
+
+def audit(snapshot: Snapshot, purpose: str = "production", rules_dirs: Iterable[str] = (),
+          ignore: Iterable[str] = (), source: str = "live") -> Report:
+    from advisor.rules.engine import evaluate
+    from advisor.rules.loader import load_rules
+
+    if purpose not in ("production", "benchmark"):
+        raise UsageError(f"--purpose {purpose!r} is not production or benchmark.", None)
+    rules = load_rules(rules_dirs)
+    ignore = [i.strip() for i in ignore if i.strip()]
+    known = {r.id for r in rules} | {a for r in rules for a in r.spec.aliases}
+    unknown = [i for i in ignore if i not in known]
+    if unknown:
+        raise UsageError(f"--ignore names unknown rule id(s): {', '.join(unknown)}.", "`advisor rules list` shows the ids.")
+    outcomes = evaluate(snapshot, rules, purpose, ignore)
+    missing = list(snapshot.missing)
+    return Report(target=snapshot.target, purpose=purpose, outcomes=outcomes, missing=missing, source=source,
+                  collected_at=snapshot.collected_at)

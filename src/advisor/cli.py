@@ -1,0 +1,81 @@
+"""The command line: a thin typer layer over advisor.api. The only place that prints errors and
+chooses exit codes (see advisor.errors for the list)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from advisor import __version__
+
+app = typer.Typer(
+    name="advisor",
+    help="Rule-based configuration advisor for MySQL, Percona Server, MariaDB and TiDB: findings with evidence, "
+         "a measured calibration, and a justified my.cnf.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"advisor {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """advisor: find what makes a MySQL-family server slow or a benchmark misleading, show the evidence, write the fix."""
+
+
+from advisor.commands.audit import audit  # noqa: E402
+from advisor.commands.collect import collect  # noqa: E402
+from advisor.commands.rules_cmd import explain, rules_app  # noqa: E402
+
+app.command("audit")(audit)
+app.command("collect")(collect)
+app.command("explain")(explain)
+app.add_typer(rules_app, name="rules")
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    import click
+
+    from advisor.errors import EXIT_INTERRUPTED, EXIT_USAGE, AdvisorError
+
+    try:
+        rv = app(args=argv, standalone_mode=False, prog_name="advisor")
+    except AdvisorError as e:
+        _fail(str(e), e.exit_code)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+    except click.exceptions.Abort:
+        _fail("interrupted.", EXIT_INTERRUPTED)
+    except click.exceptions.ClickException as e:
+        msg = e.format_message()
+        ctx = getattr(e, "ctx", None)
+        hint = f" Tip: `{ctx.command_path} --help` lists the options." if ctx is not None else ""
+        _fail(f"{msg}{hint}", EXIT_USAGE if isinstance(e, click.exceptions.UsageError) else e.exit_code)
+    except KeyboardInterrupt:
+        _fail("interrupted.", EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as e:  # a bug: one paragraph, traceback only on request
+        if os.environ.get("ADVISOR_DEBUG"):
+            raise
+        _fail(f"internal error: {type(e).__name__}: {e}. Tip: this is a bug in advisor; run again with "
+              "ADVISOR_DEBUG=1 for the traceback and report it.", 70)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _fail(message: str, code: int) -> None:
+    sys.stderr.write(f"advisor: error: {message}\n")
+    sys.exit(code)

@@ -1,0 +1,131 @@
+"""Read a server: the I/O half of the server collector. Read-only by construction: every
+statement it sends is a SELECT or a SHOW (PyMySQL itself may send a session SET at connect).
+
+`read_server` returns raw results and per-query errors; `advisor.collect.parse` turns them into
+snapshot sections. Statements are module constants so tests can check them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from advisor.collect.connection import Endpoint, scrub
+from advisor.errors import CollectionError
+
+Q_VARIABLES = "SHOW GLOBAL VARIABLES"
+Q_STATUS = "SHOW GLOBAL STATUS"
+Q_SESSION_SSL = "SHOW SESSION STATUS LIKE 'Ssl\\_%'"
+Q_CONNECTION_ID = "SELECT CONNECTION_ID()"
+Q_DATA_SIZE = (
+    "SELECT ENGINE, COUNT(*), SUM(DATA_LENGTH), SUM(INDEX_LENGTH) FROM information_schema.TABLES "
+    "WHERE TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') "
+    "AND TABLE_TYPE = 'BASE TABLE' AND ENGINE IS NOT NULL GROUP BY ENGINE"
+)
+Q_PS_TLS = (
+    "SELECT t.PROCESSLIST_ID, t.PROCESSLIST_USER, t.PROCESSLIST_HOST, v.VARIABLE_VALUE, c.VARIABLE_VALUE "
+    "FROM performance_schema.threads t "
+    "LEFT JOIN performance_schema.status_by_thread v ON v.THREAD_ID = t.THREAD_ID AND v.VARIABLE_NAME = 'Ssl_version' "
+    "LEFT JOIN performance_schema.status_by_thread c ON c.THREAD_ID = t.THREAD_ID AND c.VARIABLE_NAME = 'Ssl_cipher' "
+    "WHERE t.TYPE = 'FOREGROUND' AND t.PROCESSLIST_ID IS NOT NULL"
+)
+Q_TLS_CHANNELS = "SELECT CHANNEL, PROPERTY, VALUE FROM performance_schema.tls_channel_status"
+Q_TIDB_CONFIG = "SHOW CONFIG WHERE type = 'tidb' AND name LIKE 'prepared-plan-cache%'"
+
+READ_ONLY_PREFIXES = ("SELECT", "SHOW")
+
+
+@dataclass
+class QueryError:
+    query: str
+    code: int
+    message: str
+
+
+@dataclass
+class RawServer:
+    """Everything read from the server, unparsed."""
+
+    variables: list[tuple[str, Any]] = field(default_factory=list)
+    status: list[tuple[str, Any]] = field(default_factory=list)
+    status_after: Optional[list[tuple[str, Any]]] = None
+    interval_seconds: Optional[float] = None
+    session_ssl: list[tuple[str, Any]] = field(default_factory=list)
+    connection_id: Optional[int] = None
+    data_size: Optional[list[tuple[Any, ...]]] = None
+    ps_tls: Optional[list[tuple[Any, ...]]] = None
+    tls_channels: Optional[list[tuple[Any, ...]]] = None
+    tidb_config: Optional[list[tuple[Any, ...]]] = None
+    errors: dict[str, QueryError] = field(default_factory=dict)
+    queries: list[str] = field(default_factory=list)
+
+
+class _Reader:
+    def __init__(self, conn: Any, ep: Endpoint, raw: RawServer):
+        self.conn, self.ep, self.raw = conn, ep, raw
+
+    def rows(self, sql: str, key: str, fatal: bool) -> Optional[list[tuple[Any, ...]]]:
+        import pymysql
+
+        assert sql.lstrip().upper().startswith(READ_ONLY_PREFIXES), sql
+        self.raw.queries.append(sql)
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute(sql)
+                return list(cur.fetchall())
+        except pymysql.err.OperationalError as e:
+            code = e.args[0] if e.args else 0
+            msg = scrub(str(e.args[1]) if len(e.args) > 1 else str(e), self.ep)
+            if code in (2006, 2013, 2014, 2055) or code >= 2000 and code < 3000:
+                raise CollectionError(
+                    f"the server at {self.ep.describe()} went away during `{sql[:60]}` ({code} {msg}); "
+                    "the snapshot was not written.",
+                    "check the server's error log (did it restart or run out of memory?) and run the command again.",
+                ) from None
+            if fatal:
+                raise CollectionError(f"`{sql}` failed on {self.ep.describe()}: ({code}) {msg}.",
+                                      "the advisor needs this statement; see docs/privileges.md.") from None
+            self.raw.errors[key] = QueryError(sql, code, msg)
+            return None
+        except pymysql.err.MySQLError as e:
+            code = e.args[0] if e.args and isinstance(e.args[0], int) else 0
+            msg = scrub(str(e.args[1]) if len(e.args) > 1 else str(e), self.ep)
+            if fatal:
+                raise CollectionError(f"`{sql}` failed on {self.ep.describe()}: ({code}) {msg}.",
+                                      "the advisor needs this statement; see docs/privileges.md.") from None
+            self.raw.errors[key] = QueryError(sql, code, msg)
+            return None
+        except (OSError, EOFError) as e:
+            raise CollectionError(
+                f"the connection to {self.ep.describe()} broke during `{sql[:60]}` ({e}); the snapshot was not written.",
+                "check the server's error log and the network, then run the command again.") from None
+
+
+def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
+                sleep: Callable[[float], None] = time.sleep) -> RawServer:
+    from advisor.collect.parse import needs_ps_tls, needs_tidb_config, needs_tls_channels
+
+    raw = RawServer()
+    r = _Reader(conn, ep, raw)
+    raw.variables = [(str(a), b) for a, b in (r.rows(Q_VARIABLES, "variables", fatal=True) or [])]
+    raw.status = [(str(a), b) for a, b in (r.rows(Q_STATUS, "status", fatal=True) or [])]
+    t0 = time.monotonic()
+    raw.session_ssl = [(str(a), b) for a, b in (r.rows(Q_SESSION_SSL, "session_ssl", fatal=False) or [])]
+    cid = r.rows(Q_CONNECTION_ID, "connection_id", fatal=False)
+    raw.connection_id = int(cid[0][0]) if cid else None
+    raw.data_size = r.rows(Q_DATA_SIZE, "data_size", fatal=False)
+    variables = {k.lower(): v for k, v in raw.variables}
+    if needs_ps_tls(variables):
+        raw.ps_tls = r.rows(Q_PS_TLS, "ps_tls", fatal=False)
+    if needs_tls_channels(variables):
+        raw.tls_channels = r.rows(Q_TLS_CHANNELS, "tls_channels", fatal=False)
+    if needs_tidb_config(variables):
+        raw.tidb_config = r.rows(Q_TIDB_CONFIG, "tidb_config", fatal=False)
+    if sample_seconds > 0:
+        remaining = sample_seconds - (time.monotonic() - t0)
+        if remaining > 0:
+            sleep(remaining)
+        raw.status_after = [(str(a), b) for a, b in (r.rows(Q_STATUS, "status_after", fatal=True) or [])]
+        raw.interval_seconds = time.monotonic() - t0
+    return raw

@@ -1,0 +1,143 @@
+"""Parse what the server collector read into snapshot sections. Pure: no I/O."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from advisor.collect.mysql import RawServer
+from advisor.snapshot import (ConnectionInfo, EngineSize, ServerFacts, StatusInterval, Target, TlsSession,
+                              TlsUsage)
+from advisor.units import parse_bool, try_number
+from advisor.versions import Version, detect_flavor
+
+
+def _s(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, (bytes, bytearray)):
+        return v.decode("utf-8", errors="replace")
+    return str(v)
+
+
+def _flavor_of(variables: dict[str, Any]) -> str:
+    return detect_flavor(_s(variables.get("version")), _s(variables.get("version_comment")))
+
+
+def needs_ps_tls(variables: dict[str, Any]) -> bool:
+    """Per-connection TLS is visible in performance_schema.status_by_thread when P_S is on (not TiDB)."""
+    return _flavor_of(variables) != "tidb" and parse_bool(_s(variables.get("performance_schema"))) is True
+
+
+def needs_tls_channels(variables: dict[str, Any]) -> bool:
+    """performance_schema.tls_channel_status exists on MySQL/Percona from 8.0.21."""
+    if _flavor_of(variables) not in ("mysql", "percona") or parse_bool(_s(variables.get("performance_schema"))) is not True:
+        return False
+    try:
+        return Version.parse(_s(variables.get("version"))) >= Version(8, 0, 21)
+    except ValueError:
+        return False
+
+
+def needs_tidb_config(variables: dict[str, Any]) -> bool:
+    return _flavor_of(variables) == "tidb"
+
+
+def _why(code: int, message: str, what: str) -> str:
+    if code in (1142, 1227, 1044, 1045, 1143):
+        return f"{what}: permission denied ({code} {message}); grant the advisor user SELECT on it (docs/privileges.md)"
+    if code in (1146, 1109, 1054):
+        return f"{what}: not available on this server ({code} {message})"
+    return f"{what}: query failed ({code} {message})"
+
+
+def parse_target(raw: RawServer, host: Optional[str], port: Optional[int], socket: Optional[str]) -> Target:
+    variables = {k.lower(): _s(v) for k, v in raw.variables}
+    vs = variables.get("version", "")
+    vc = variables.get("version_comment", "")
+    flavor = detect_flavor(vs, vc)
+    try:
+        version = str(Version.parse(vs))
+    except ValueError:
+        version = "0.0.0"
+    return Target(host=None if socket else host, port=None if socket else port, socket=socket,
+                  transport="socket" if socket else "tcp", flavor=flavor, version=version,
+                  version_string=vs, version_comment=vc)
+
+
+def interval_rates(before: list[tuple[str, Any]], after: list[tuple[str, Any]], seconds: float) -> dict[str, float]:
+    """Per-second deltas of numeric counters that did not go backwards."""
+    if seconds <= 0:
+        return {}
+    b = {k: try_number(_s(v)) for k, v in before}
+    out: dict[str, float] = {}
+    for k, v in after:
+        n1, n0 = try_number(_s(v)), b.get(k)
+        if isinstance(n1, (int, float)) and isinstance(n0, (int, float)) and n1 >= n0:
+            out[k] = round((n1 - n0) / seconds, 6)
+    return out
+
+
+def parse_server(raw: RawServer, user: Optional[str], ssl_mode: Optional[str], transport: str) -> ServerFacts:
+    facts = ServerFacts(
+        variables={k: _s(v) for k, v in raw.variables},
+        status={k: _s(v) for k, v in raw.status},
+    )
+    if raw.status_after is not None and raw.interval_seconds:
+        facts.interval = StatusInterval(seconds=round(raw.interval_seconds, 3),
+                                        rates=interval_rates(raw.status, raw.status_after, raw.interval_seconds))
+        facts.status = {k: _s(v) for k, v in raw.status_after}
+
+    ssl = {k.lower(): _s(v) for k, v in raw.session_ssl}
+    facts.connection = ConnectionInfo(
+        transport=transport,  # type: ignore[arg-type]
+        user=user, thread_id=raw.connection_id,
+        tls_version=ssl.get("ssl_version") or None, tls_cipher=ssl.get("ssl_cipher") or None,
+        ssl_mode=ssl_mode,
+    )
+    if "session_ssl" in raw.errors:
+        e = raw.errors["session_ssl"]
+        facts.note_missing("server.connection.tls_version", _why(e.code, e.message, "session Ssl_% status"))
+
+    if raw.data_size is not None:
+        sizes: dict[str, EngineSize] = {}
+        for engine, count, data, index in raw.data_size:
+            sizes[_s(engine)] = EngineSize(tables=int(count or 0), data_bytes=int(data or 0), index_bytes=int(index or 0))
+        facts.data_size = sizes
+    elif "data_size" in raw.errors:
+        e = raw.errors["data_size"]
+        facts.note_missing("server.data_size", _why(e.code, e.message, "information_schema.TABLES"))
+
+    if raw.ps_tls is not None:
+        sessions = []
+        for pid, puser, phost, ver, cipher in raw.ps_tls:
+            if raw.connection_id is not None and pid is not None and int(pid) == raw.connection_id:
+                continue  # the advisor's own connection is reported separately
+            sessions.append(TlsSession(thread_id=int(pid) if pid is not None else None, user=_s(puser) or None,
+                                       host=_s(phost) or None, tls_version=_s(ver) or None,
+                                       tls_cipher=_s(cipher) or None))
+        facts.tls_usage = TlsUsage(source="performance_schema", sessions_total=len(sessions),
+                                   sessions_tls=sum(1 for s in sessions if s.tls_version), sessions=sessions)
+    elif "ps_tls" in raw.errors:
+        e = raw.errors["ps_tls"]
+        facts.note_missing("server.tls_usage", _why(e.code, e.message, "performance_schema.status_by_thread"))
+    else:
+        facts.note_missing("server.tls_usage", "performance_schema is OFF (or this is TiDB), so per-connection TLS "
+                           "state is not visible; Ssl_accepts / Connections since start is used instead")
+
+    if raw.tls_channels is not None:
+        facts.tls_channels = {_s(prop): _s(val) for ch, prop, val in raw.tls_channels if _s(ch) == "mysql_main"}
+    elif "tls_channels" in raw.errors:
+        e = raw.errors["tls_channels"]
+        facts.note_missing("server.tls_channels", _why(e.code, e.message, "performance_schema.tls_channel_status"))
+
+    if raw.tidb_config is not None:
+        cfg: dict[str, str] = {}
+        for row in raw.tidb_config:
+            # SHOW CONFIG columns: Type, Instance, Name, Value
+            if len(row) >= 4:
+                cfg[_s(row[2])] = _s(row[3])
+        facts.tidb_config = cfg
+    elif "tidb_config" in raw.errors:
+        e = raw.errors["tidb_config"]
+        facts.note_missing("server.tidb_config", _why(e.code, e.message, "SHOW CONFIG"))
+    return facts

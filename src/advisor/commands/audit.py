@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host, Ignore,
+                                      NoDefaults, OutputFile, Password, Port, PurposeOpt, Purpose, ReadTimeout,
+                                      ReportFormat, RulesDirs, SampleSeconds, Severity, Socket, SslCa, SslCert, SslKey,
+                                      SslMode, User, conn_options, split_ids, write_output)
+
+
+def audit(
+    host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
+    ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
+    no_defaults: NoDefaults = False, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
+    ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
+    sample_seconds: SampleSeconds = 0.0,
+    snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Audit a saved snapshot (from `advisor collect`) instead of a live server; '-' reads standard input.")] = None,
+    demo: Annotated[bool, typer.Option("--demo", help="Audit the bundled demo snapshot (the seed-000 benchmark server).")] = False,
+    purpose: PurposeOpt = Purpose.production,
+    rules: RulesDirs = None,
+    ignore: Ignore = None,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default), json or markdown.", rich_help_panel=OUT)] = ReportFormat.text,
+    fail_on: Annotated[Optional[Severity], typer.Option("--fail-on", help="Exit 1 when a finding at or above this severity exists.", rich_help_panel=OUT)] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list passed and not-applicable rules with reasons.", rich_help_panel=OUT)] = False,
+    output: OutputFile = None,
+) -> None:
+    """Audit a server (live, or a saved snapshot) against the rule catalogue and report findings with evidence."""
+    from advisor import api
+    from advisor.errors import UsageError
+
+    if snapshot and demo:
+        raise UsageError("--snapshot and --demo cannot be used together.", None)
+    if snapshot or demo:
+        if host or port or socket:
+            raise UsageError("--host/--port/--socket do not apply with --snapshot or --demo.", None)
+        snap = api.demo_snapshot() if demo else api.read_snapshot_file(snapshot)  # type: ignore[arg-type]
+        source = "the bundled demo snapshot (seed 000)" if demo else f"snapshot {snapshot}"
+    else:
+        opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
+                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+        snap = api.collect(opts, sample_seconds=sample_seconds)
+        source = "live"
+    report = api.audit(snap, purpose=purpose.value, rules_dirs=rules or [], ignore=split_ids(ignore), source=source)
+    if fmt == ReportFormat.json:
+        from advisor.render.report_json import render as render_json
+
+        text = render_json(report)
+    elif fmt == ReportFormat.markdown:
+        from advisor.render.report_markdown import render as render_md
+
+        text = render_md(report)
+    else:
+        from advisor.render.terminal import render as render_text
+
+        tty = output in (None, "-") and sys.stdout.isatty()
+        text = render_text(report, color=tty, verbose=verbose)
+    write_output(text, output)
+    if fail_on is not None and report.worst_at_least(fail_on.value):
+        raise typer.Exit(1)

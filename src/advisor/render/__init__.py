@@ -1,0 +1,1 @@
+"""Renderers: each takes structured data and returns a string. Renderers never print."""

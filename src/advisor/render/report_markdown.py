@@ -1,0 +1,53 @@
+"""Markdown report: a table of findings, then one section per finding."""
+
+from __future__ import annotations
+
+from advisor.report import Report
+
+
+def _cell(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def render(report: Report) -> str:
+    t = report.target
+    where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
+    out = [f"# advisor audit: {t.flavor} {t.version} at {where}", "",
+           f"Purpose: **{report.purpose}**. Source: {report.source}.", ""]
+    counts, sev = report.counts(), report.severity_counts()
+    out.append(f"{counts['fired']} findings ({sev['critical']} critical, {sev['warning']} warning, {sev['info']} info); "
+               f"{counts['passed']} passed, {counts['not_applicable']} not applicable, {counts['unknown']} unknown.")
+    out.append("")
+    if report.findings:
+        out += ["| Severity | Rule | Finding |", "|---|---|---|"]
+        for f in report.findings:
+            out.append(f"| {f.severity} | `{f.rule}` | {_cell(f.title)} |")
+        out.append("")
+    for f in report.findings:
+        out += [f"## {f.severity.upper()}: {f.title}", "", f"Rule `{f.rule}` · category {f.category}", "", f.message, ""]
+        if f.evidence:
+            out.append("Evidence:")
+            out.append("")
+            for k, v in f.evidence.items():
+                out.append(f"- `{k}` = {v}")
+            out.append("")
+        if f.recommendation:
+            out.append("Recommended settings:")
+            out.append("")
+            out.append("```ini")
+            out.append("[mysqld]")
+            for k, v in f.recommendation.items():
+                out.append(f"{k} = {v}")
+            out.append("```")
+            out.append("")
+        if f.fix:
+            out += [f"Fix: {f.fix}", ""]
+        if f.references:
+            out.append("References: " + ", ".join(f"<{r}>" for r in f.references))
+            out.append("")
+    unknown = [o for o in report.outcomes if o.status == "unknown"]
+    if unknown:
+        out += ["## Not evaluated", ""]
+        out += [f"- `{o.rule}`: {_cell(o.reason)}" for o in unknown]
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"

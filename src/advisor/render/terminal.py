@@ -1,0 +1,84 @@
+"""Plain-text report for a terminal: findings grouped by severity with their evidence numbers
+and recommendation, then a summary of outcomes. Colour only when asked (the CLI asks on a TTY)."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from advisor.report import Report
+from advisor.units import format_number, format_size
+
+_COL = {"critical": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m", "dim": "\033[2m", "bold": "\033[1m",
+        "reset": "\033[0m"}
+
+
+def _ev(path: str, v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        if any(k in path for k in ("bytes", "size", "capacity", "buffer")) and abs(v) >= 1024:
+            return f"{format_size(v)} ({format_number(v)})"
+        return format_number(v)
+    if isinstance(v, str) and v.isdigit() and any(k in path for k in ("size", "capacity", "buffer")) and int(v) >= 1024:
+        return f"{format_size(int(v))} ({v})"
+    if isinstance(v, dict):
+        return ", ".join(f"{k}={x}" for k, x in v.items() if x is not None)
+    return str(v)
+
+
+def render(report: Report, color: bool = False, verbose: bool = False, width: int = 100) -> str:
+    def c(name: str, text: str) -> str:
+        return f"{_COL[name]}{text}{_COL['reset']}" if color else text
+
+    t = report.target
+    where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
+    lines = [c("bold", f"advisor audit — {t.flavor} {t.version} at {where} — purpose: {report.purpose}")]
+    if report.source != "live":
+        lines.append(c("dim", f"from {report.source}" + (f", collected {report.collected_at}" if report.collected_at else "")))
+    lines.append("")
+    wrap = lambda s, ind: textwrap.fill(s, width=width, initial_indent=ind, subsequent_indent=ind)  # noqa: E731
+    findings = report.findings
+    if not findings:
+        lines.append("No findings.")
+    for sev in ("critical", "warning", "info"):
+        group = [f for f in findings if f.severity == sev]
+        if not group:
+            continue
+        lines.append(c(sev, f"{sev.upper()} ({len(group)})"))
+        for f in group:
+            lines.append(c(sev, f"  [{f.rule}] ") + c("bold", f.title))
+            lines.append(wrap(f.message, "    "))
+            if f.evidence:
+                ev = "; ".join(f"{k} = {_ev(k, v)}" for k, v in f.evidence.items())
+                lines.append(wrap("evidence: " + ev, "    "))
+            if f.recommendation:
+                rec = ", ".join(f"{k} = {v}" for k, v in f.recommendation.items())
+                lines.append(wrap("recommend: " + rec, "    "))
+            if f.fix:
+                lines.append(wrap("fix: " + f.fix, "    "))
+            for n in f.notes:
+                lines.append(wrap("note: " + n, "    "))
+            lines.append(c("dim", f"    see: advisor explain {f.rule}"))
+            lines.append("")
+    counts = report.counts()
+    sev = report.severity_counts()
+    lines.append(c("bold", "Summary: ") + f"{counts['fired']} fired ({sev['critical']} critical, {sev['warning']} warning, "
+                 f"{sev['info']} info), {counts['passed']} passed, {counts['not_applicable']} not applicable, "
+                 f"{counts['unknown']} unknown.")
+    unknown = [o for o in report.outcomes if o.status == "unknown"]
+    if unknown:
+        lines.append("")
+        lines.append(c("dim", "Could not evaluate:" if verbose else "Could not evaluate (facts missing):"))
+        for o in unknown:
+            lines.append(c("dim", wrap(f"{o.rule}: {o.reason}", "  ")))
+    if verbose:
+        lines.append("")
+        for o in report.outcomes:
+            if o.status in ("passed", "not_applicable"):
+                lines.append(c("dim", wrap(f"{o.status:<14} {o.rule}: {o.reason}", "  ")))
+    for m in report.missing:
+        lines.append(c("dim", wrap(f"not collected: {m.fact}: {m.reason}", "  ")))
+    for n in report.notes:
+        lines.append(c("dim", wrap(f"note: {n}", "  ")))
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,141 @@
+"""Rule documentation generated from the rule files: docs/rules/<id>.md and `advisor explain`.
+
+Fixed sections, as ruff's rule pages: what it checks, why it matters, example, recommendation,
+applies to, references. Regenerate with `python -m advisor.rules.docs docs/rules`; a test fails
+when a page is stale.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+from advisor.rules.examples_run import run_example
+from advisor.rules.formulas import FORMULAS
+from advisor.rules.schema import AllOf, AnyOf, Condition, Leaf, NotOf, Rule
+
+HEADER = "<!-- generated from {path} by `python -m advisor.rules.docs docs/rules`; do not edit -->"
+
+
+def describe(cond: Condition, indent: int = 0) -> str:
+    pad = "  " * indent
+    if isinstance(cond, Leaf):
+        sym = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥"}
+        if cond.op == "exists":
+            return f"{pad}- `{cond.fact}` is present"
+        if cond.ref:
+            f = f"{cond.factor:g} × " if cond.factor != 1 else ""
+            return f"{pad}- `{cond.fact}` {sym[cond.op]} {f}`{cond.ref}`"
+        vals = ", ".join(f"`{lit.written}`" for lit in cond.literals)
+        if cond.op in sym:
+            return f"{pad}- `{cond.fact}` {sym[cond.op]} {vals}"
+        return f"{pad}- `{cond.fact}` {cond.op.replace('_', ' ')} {vals}"
+    if isinstance(cond, NotOf):
+        return f"{pad}- not:\n{describe(cond.item, indent + 1)}"
+    word = "all of" if isinstance(cond, AllOf) else "any of"
+    assert isinstance(cond, (AllOf, AnyOf))
+    return f"{pad}- {word}:\n" + "\n".join(describe(c, indent + 1) for c in cond.items)
+
+
+def _para(text: str) -> str:
+    import re
+
+    text = re.sub(r"\{rec\.[a-z0-9_]+\}|\{recommendation\}", "the recommended value", text)
+    text = re.sub(r"\{([A-Za-z0-9_.]+)(\|[a-z_]+)?\}", r"<\1>", text)
+    return "\n\n".join(" ".join(p.split()) for p in text.strip().split("\n\n"))
+
+
+def render_rule_doc(rule: Rule) -> str:
+    s = rule.spec
+    out = [HEADER.format(path=rule.path), "", f"# {s.id}: {s.title}", "",
+           f"Severity **{s.severity}** · category `{s.category}`" + (f" · aliases {', '.join(s.aliases)}" if s.aliases else ""),
+           "", "## What it checks", "", "Fires when:", "", describe(rule.when), ""]
+    if s.overrides:
+        out += ["Severity or wording changes when:", ""]
+        for o, c in zip(s.overrides, rule.override_whens):
+            change = []
+            if o.severity:
+                change.append(f"severity {o.severity}")
+            if o.message:
+                change.append("message")
+            if o.fix:
+                change.append("fix")
+            out.append(describe(c).replace("- ", f"- ({', '.join(change)}) ", 1))
+        out.append("")
+    out += ["## Why it matters", "", _para(s.rationale), ""]
+    fired = next((ex for ex in s.examples if ex.expect == "fired"), None)
+    if fired is not None:
+        res = run_example(rule, fired)
+        f = res.outcome.finding
+        out += ["## Example", "", f"With these facts ({fired.target}, purpose {fired.purpose}):", "", "```toml"]
+        for k, v in fired.facts.items():
+            out.append(f'"{k}" = {_toml(v)}')
+        out += ["```", ""]
+        if f is not None:
+            out += [f"the audit reports ({f.severity}):", "", "> " + f.message, ""]
+    quiet = next((ex for ex in s.examples if ex.expect in ("passed", "not_applicable")), None)
+    if quiet is not None:
+        res = run_example(rule, quiet)
+        out += [f"It stays quiet for example `{quiet.name}` ({quiet.target}): {res.outcome.reason}.", ""]
+    out += ["## Recommendation", ""]
+    if s.fix:
+        out += [_para(s.fix), ""]
+    for rec in s.recommend:
+        if rec.formula:
+            out.append(f"- computed by formula `{rec.formula}`: {FORMULAS[rec.formula].doc}")
+        else:
+            out.append(f"- `{rec.variable} = {rec.value}`")
+    if s.recommend:
+        out.append("")
+    out += ["## Applies to", ""]
+    out.append(f"- purpose: {', '.join(s.applies_to.purpose)}")
+    out.append("- flavors: " + ", ".join(f"{k} {v}" for k, v in s.applies_to.flavors.items()))
+    if rule.applies_when is not None:
+        out += ["- only when:", textwrap.indent(describe(rule.applies_when), "  ")]
+    out += ["", "## References", ""]
+    out += [f"- <{r}>" for r in s.references]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _toml(v: object) -> str:
+    import json
+
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return str(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(x)}" for k, x in v.items()) + " }"
+    return json.dumps(str(v))
+
+
+def write_docs(out_dir: str) -> list[Path]:
+    from advisor.rules.loader import load_rules
+
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    written = []
+    rules = load_rules()
+    for r in rules:
+        p = d / f"{r.id}.md"
+        p.write_text(render_rule_doc(r), encoding="utf-8")
+        written.append(p)
+    index = ["<!-- generated by `python -m advisor.rules.docs docs/rules`; do not edit -->", "", "# Rules", "",
+             "| id | severity | category | title |", "|---|---|---|---|"]
+    index += [f"| [{r.id}]({r.id}.md) | {r.spec.severity} | {r.spec.category} | {r.spec.title} |" for r in rules]
+    (d / "README.md").write_text("\n".join(index) + "\n", encoding="utf-8")
+    keep = {p.name for p in written} | {"README.md"}
+    for stale in d.glob("*.md"):
+        if stale.name not in keep:
+            stale.unlink()
+    return written
+
+
+if __name__ == "__main__":
+    paths = write_docs(sys.argv[1] if len(sys.argv) > 1 else "docs/rules")
+    print(f"wrote {len(paths)} rule pages")

@@ -1,0 +1,231 @@
+"""The rules engine: a pure function from (snapshot, rules, purpose) to outcomes.
+
+No driver, no filesystem, no clock. Conditions evaluate in three-valued (Kleene) logic: a
+missing fact makes a leaf unknown; `all` is false if any item is false, `any` is true if any
+item is true, otherwise unknown propagates. Every outcome carries a reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional
+
+from advisor.rules import ops
+from advisor.rules.facts import FactView, Unknown, json_value, render_template
+from advisor.rules.formulas import FORMULAS
+from advisor.rules.schema import AllOf, AnyOf, Condition, Leaf, NotOf, Rule
+from advisor.snapshot import Snapshot
+from advisor.units import format_number, format_size
+from advisor.versions import Version
+
+import advisor.rules.derived  # noqa: F401  (registers derived facts)
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    severity: str
+    category: str
+    title: str
+    message: str
+    variables: list[str]
+    evidence: dict[str, Any]
+    recommendation: dict[str, str]
+    references: list[str]
+    fix: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule, "severity": self.severity, "category": self.category, "title": self.title,
+            "message": self.message, "variables": list(self.variables), "evidence": dict(self.evidence),
+            "recommendation": dict(self.recommendation), "references": list(self.references),
+            "fix": self.fix, "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    rule: str
+    status: str  # fired | passed | not_applicable | unknown
+    reason: str
+    finding: Optional[Finding] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "status": self.status, "reason": self.reason}
+
+
+# ---------------------------------------------------------------- condition evaluation
+
+def _show(path: str, value: Any) -> str:
+    if isinstance(value, Unknown):
+        return f"{path} unknown"
+    if isinstance(value, Version):
+        return f"{path} is {value}"
+    if isinstance(value, bool):
+        return f"{path} is {'true' if value else 'false'}"
+    n = None
+    if isinstance(value, (int, float)):
+        n = value
+    elif isinstance(value, str) and value.strip().isdigit():
+        n = int(value)
+    if n is not None:
+        if abs(n) >= 1 << 20 and ("size" in path or "bytes" in path or "capacity" in path or "buffer" in path):
+            return f"{path} is {format_size(n)}"
+        return f"{path} is {format_number(n)}"
+    return f"{path} is {value!r}"
+
+
+def eval_condition(cond: Condition, view: FactView) -> tuple[Optional[bool], str]:
+    """(True | False | None for unknown, reason)."""
+    if isinstance(cond, Leaf):
+        return _eval_leaf(cond, view)
+    if isinstance(cond, NotOf):
+        r, why = eval_condition(cond.item, view)
+        return (None if r is None else not r), (why if r is None else f"not ({why})")
+    if isinstance(cond, AllOf):
+        results = [eval_condition(c, view) for c in cond.items]
+        falses = [w for r, w in results if r is False]
+        if falses:
+            return False, falses[0]
+        unknowns = [w for r, w in results if r is None]
+        if unknowns:
+            return None, unknowns[0]
+        return True, "; ".join(w for _, w in results)
+    if isinstance(cond, AnyOf):
+        results = [eval_condition(c, view) for c in cond.items]
+        trues = [w for r, w in results if r is True]
+        if trues:
+            return True, trues[0]
+        unknowns = [w for r, w in results if r is None]
+        if unknowns:
+            return None, unknowns[0]
+        return False, "; ".join(w for _, w in results)
+    raise TypeError(cond)
+
+
+def _eval_leaf(leaf: Leaf, view: FactView) -> tuple[Optional[bool], str]:
+    val = view.get(leaf.fact)
+    if leaf.op == "exists":
+        ok = not isinstance(val, Unknown)
+        return ok, (f"{leaf.fact} is present" if ok else f"{leaf.fact} is absent ({val.reason})")
+    if isinstance(val, Unknown):
+        return None, f"{leaf.fact} is unknown: {val.reason}"
+    literals = list(leaf.literals)
+    shown_ref = ""
+    if leaf.ref:
+        rv = view.get(leaf.ref)
+        if isinstance(rv, Unknown):
+            return None, f"{leaf.ref} is unknown: {rv.reason}"
+        rn = view.num(leaf.ref) if not isinstance(rv, Version) else rv
+        if isinstance(rn, Unknown):
+            return None, rn.reason
+        target = rn * leaf.factor if not isinstance(rn, Version) else rn
+        literals = [ops.Literal_(target, "number", target)] if not isinstance(rn, Version) else [ops.Literal_(str(rn), "version", rn)]
+        scale = f"{leaf.factor:g} × " if leaf.factor != 1 else ""
+        shown_ref = f"{scale}{_show(leaf.ref, rv).replace(' is ', ' (')})"
+    try:
+        ok = ops.apply(leaf.op, val, literals, leaf.pattern)
+    except ops.CoercionError as e:
+        return None, f"{leaf.fact} cannot be compared: {e}"
+    shown = _show(leaf.fact, val)
+    if shown_ref:
+        rel = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥"}[leaf.op]
+        return ok, f"{shown}, {'' if ok else 'not '}{rel} {shown_ref}"
+    return ok, ops.sentence(leaf.op, shown, literals, leaf.pattern.pattern if leaf.pattern else "", negated=not ok)
+
+
+# ---------------------------------------------------------------- rule evaluation
+
+def _applicability(rule: Rule, view: FactView) -> Optional[Outcome]:
+    spec = rule.spec
+    if view.purpose not in spec.applies_to.purpose:
+        return Outcome(spec.id, "not_applicable", f"applies to {' and '.join(spec.applies_to.purpose)} purpose only; "
+                       f"this audit's purpose is {view.purpose}")
+    t = view.snapshot.target
+    rng = rule.ranges.get(t.flavor)
+    if rng is None:
+        return Outcome(spec.id, "not_applicable",
+                       f"applies to {', '.join(spec.applies_to.flavors)}; the target is {t.flavor} {t.version}")
+    if not rng.contains(view.version):
+        return Outcome(spec.id, "not_applicable", f"applies to {t.flavor} {rng}; the target is {t.flavor} {t.version}")
+    if rule.applies_when is not None:
+        r, why = eval_condition(rule.applies_when, view)
+        if r is False:
+            return Outcome(spec.id, "not_applicable", f"does not apply: {why}")
+        if r is None:
+            return Outcome(spec.id, "unknown", f"cannot tell whether it applies: {why}")
+    return None
+
+
+def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
+    spec = rule.spec
+    na = _applicability(rule, view)
+    if na is not None:
+        return na
+    r, why = eval_condition(rule.when, view)
+    if r is False:
+        return Outcome(spec.id, "passed", why)
+    if r is None:
+        return Outcome(spec.id, "unknown", why)
+
+    severity, message, fix = spec.severity, spec.message, spec.fix
+    for ov, cond in zip(spec.overrides, rule.override_whens):
+        orr, _ = eval_condition(cond, view)
+        if orr is True:  # every override that holds applies, in file order; later ones win
+            severity = ov.severity or severity
+            message = ov.message or message
+            fix = ov.fix or fix
+
+    recommendation: dict[str, str] = {}
+    notes: list[str] = []
+    for rec, cond in zip(spec.recommend, rule.recommend_whens):
+        if cond is not None:
+            rr, _ = eval_condition(cond, view)
+            if rr is not True:
+                continue
+        if rec.formula:
+            out = FORMULAS[rec.formula].fn(view, **rec.args)
+            if isinstance(out, Unknown):
+                notes.append(f"no computed recommendation: {out.reason}")
+                continue
+            recommendation.update({k: str(v) for k, v in out.items()})
+        elif rec.variable is not None and rec.value is not None:
+            val = rec.value
+            recommendation[rec.variable] = ("ON" if val else "OFF") if isinstance(val, bool) else str(val)
+
+    extra = {f"rec.{k}": v for k, v in recommendation.items()}
+    evidence: dict[str, Any] = {}
+    for path in list(dict.fromkeys(rule.fact_paths() + list(spec.evidence))):
+        if path == "purpose":
+            continue
+        val = view.get(path)
+        if not isinstance(val, Unknown):
+            evidence[path] = json_value(val)
+    if any(p.startswith("rate.") for p in evidence):
+        evidence["rate_basis"] = view.rate_basis()
+
+    present = {k.lower() for k in view.snapshot.server.variables}
+    variables = [x for x in spec.variables if x.lower() in present or x in recommendation]
+    variables += [k for k in recommendation if k not in variables]
+
+    finding = Finding(
+        rule=spec.id, severity=severity, category=spec.category, title=spec.title,
+        message=" ".join(render_template(message, view, extra).split()),
+        variables=variables, evidence=evidence, recommendation=recommendation,
+        references=list(spec.references), fix=" ".join(render_template(fix, view, extra).split()), notes=notes,
+    )
+    return Outcome(spec.id, "fired", why, finding)
+
+
+def evaluate(snapshot: Snapshot, rules: Iterable[Rule], purpose: str = "production",
+             ignore: Iterable[str] = ()) -> list[Outcome]:
+    view = FactView(snapshot, purpose)
+    skip = set(ignore)
+    out: list[Outcome] = []
+    for rule in rules:
+        if rule.id in skip or skip.intersection(rule.spec.aliases):
+            out.append(Outcome(rule.id, "not_applicable", "ignored (--ignore)"))
+            continue
+        out.append(evaluate_rule(rule, view))
+    return out

@@ -1,0 +1,312 @@
+"""Fact paths: how rules read a snapshot. Pure: no I/O, no clock.
+
+Namespaces
+  var.<name>          a server variable, as SHOW GLOBAL VARIABLES printed it (name case-insensitive)
+  status.<Name>       a SHOW GLOBAL STATUS counter
+  rate.<Name>         per-second rate of a counter: over the sampled interval when the snapshot has
+                      one (--sample-seconds), else averaged since server start (status / Uptime)
+  target.<field>      host, port, flavor, transport, version (compares as a version)
+  purpose             'production' or 'benchmark' (an audit parameter, not a snapshot fact)
+  server.* host.* client.* calibration.*   any field of the snapshot model, by dotted path
+  derived.<name>      a named, unit-tested computation over other facts (the DERIVED registry)
+
+A fact that is absent resolves to Unknown(reason); the reason says why it is missing, using
+what the collector recorded in the snapshot's `missing` lists.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, get_args, get_origin
+
+from pydantic import BaseModel
+
+from advisor.snapshot import Snapshot
+from advisor.units import format_number, format_size, parse_bool, try_number
+from advisor.versions import Version
+
+NAMESPACES = ("var", "status", "rate", "target", "purpose", "server", "host", "client", "calibration", "derived")
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A fact that is not available, and why."""
+
+    reason: str
+
+    def __bool__(self) -> bool:  # guard against accidental truthiness
+        raise TypeError("Unknown has no truth value; check isinstance(x, Unknown)")
+
+
+DerivedFn = Callable[["FactView"], Any]
+
+
+@dataclass(frozen=True)
+class Derived:
+    name: str
+    fn: DerivedFn
+    doc: str
+    unit: str = ""
+
+
+DERIVED: dict[str, Derived] = {}
+
+
+def derived(name: str, doc: str, unit: str = "") -> Callable[[DerivedFn], DerivedFn]:
+    def deco(fn: DerivedFn) -> DerivedFn:
+        if name in DERIVED:
+            raise ValueError(f"derived fact {name} defined twice")
+        DERIVED[name] = Derived(name, fn, doc, unit)
+        return fn
+    return deco
+
+
+class FactView:
+    """Read-only view of a snapshot for one audit purpose."""
+
+    def __init__(self, snapshot: Snapshot, purpose: str = "production"):
+        self.snapshot = snapshot
+        self.purpose = purpose
+        self._vars = {k.lower(): v for k, v in snapshot.server.variables.items()}
+        self._status = {k.lower(): v for k, v in snapshot.server.status.items()}
+        self._rates = ({k.lower(): v for k, v in snapshot.server.interval.rates.items()}
+                       if snapshot.server.interval else {})
+        self._cache: dict[str, Any] = {}
+        self._stack: list[str] = []
+
+    # -------------------------------------------------------------- public
+    def get(self, path: str) -> Any:
+        if path in self._cache:
+            return self._cache[path]
+        val = self._resolve(path)
+        self._cache[path] = val
+        return val
+
+    def has(self, path: str) -> bool:
+        return not isinstance(self.get(path), Unknown)
+
+    def num(self, path: str) -> Any:
+        """The fact as a number, or Unknown."""
+        v = self.get(path)
+        if isinstance(v, Unknown):
+            return v
+        n = try_number(v) if not isinstance(v, (int, float)) or isinstance(v, bool) else v
+        if n is None:
+            return Unknown(f"{path} is {v!r}, not a number")
+        return n
+
+    def flag(self, path: str) -> Any:
+        """The fact as a boolean (ON/OFF, YES/NO, 1/0), or Unknown."""
+        v = self.get(path)
+        if isinstance(v, Unknown):
+            return v
+        b = parse_bool(v)
+        if b is None:
+            return Unknown(f"{path} is {v!r}, not ON/OFF")
+        return b
+
+    @property
+    def flavor(self) -> str:
+        return self.snapshot.target.flavor
+
+    @property
+    def version(self) -> Version:
+        return Version.parse(self.snapshot.target.version)
+
+    # -------------------------------------------------------------- resolution
+    def _resolve(self, path: str) -> Any:
+        root, _, rest = path.partition(".")
+        if root == "purpose" and not rest:
+            return self.purpose
+        if root == "var":
+            v = self._vars.get(rest.lower())
+            return v if v is not None else Unknown(self._missing_reason(f"server.variables.{rest}",
+                   f"the server reports no variable {rest} ({self.flavor} {self.snapshot.target.version})"))
+        if root == "status":
+            v = self._status.get(rest.lower())
+            return v if v is not None else Unknown(self._missing_reason(f"server.status.{rest}",
+                   f"the server reports no status counter {rest}"))
+        if root == "rate":
+            return self._rate(rest)
+        if root == "target":
+            if rest == "version":
+                return self.version
+            return self._walk(self.snapshot.target, rest.split("."), path)
+        if root == "derived":
+            d = DERIVED.get(rest)
+            if d is None:
+                return Unknown(f"no derived fact named {rest}")
+            if rest in self._stack:
+                return Unknown(f"derived fact {rest} depends on itself")
+            self._stack.append(rest)
+            try:
+                return d.fn(self)
+            finally:
+                self._stack.pop()
+        if root in ("server", "host", "client", "calibration"):
+            return self._walk(self.snapshot, path.split("."), path)
+        return Unknown(f"unknown fact namespace {root!r}")
+
+    def _rate(self, name: str) -> Any:
+        key = name.lower()
+        if key in self._rates:
+            return self._rates[key]
+        count = self.num(f"status.{name}")
+        if isinstance(count, Unknown):
+            return count
+        up = self.num("status.Uptime")
+        if isinstance(up, Unknown):
+            return Unknown("status.Uptime is missing, so no rate can be computed")
+        if up <= 0:
+            return Unknown("Uptime is 0 seconds; no rate yet")
+        return count / up
+
+    def rate_basis(self) -> str:
+        iv = self.snapshot.server.interval
+        if iv:
+            return f"measured over {iv.seconds:g} s"
+        return "averaged since server start"
+
+    def _walk(self, obj: Any, parts: list[str], full: str) -> Any:
+        cur = obj
+        walked: list[str] = []
+        for p in parts:
+            walked.append(p)
+            if cur is None:
+                return Unknown(self._missing_reason(".".join(walked[:-1]), f"{'.'.join(walked[:-1])} was not collected"))
+            if isinstance(cur, BaseModel):
+                if p not in type(cur).model_fields:
+                    return Unknown(f"{full}: no field {p!r}")
+                cur = getattr(cur, p)
+            elif isinstance(cur, dict):
+                if p in cur:
+                    cur = cur[p]
+                else:
+                    low = {str(k).lower(): v for k, v in cur.items()}
+                    if p.lower() not in low:
+                        return Unknown(self._missing_reason(".".join(walked), f"{'.'.join(walked)} is not in the snapshot"))
+                    cur = low[p.lower()]
+            else:
+                return Unknown(f"{full}: {'.'.join(walked[:-1])} has no field {p!r}")
+        if cur is None:
+            return Unknown(self._missing_reason(full, f"{full} was not collected"))
+        return cur
+
+    def _missing_reason(self, path: str, default: str) -> str:
+        """The collector's recorded reason for a missing fact, searching the path and its parents."""
+        snap = self.snapshot
+        entries = list(snap.missing)
+        for section in (snap.server, snap.host, snap.client, snap.calibration):
+            if section is not None:
+                entries.extend(section.missing)
+        best: Optional[str] = None
+        best_len = -1
+        for m in entries:
+            if path == m.fact or path.startswith(m.fact + "."):
+                if len(m.fact) > best_len:
+                    best, best_len = f"{m.fact}: {m.reason}", len(m.fact)
+        return best or default
+
+
+# ---------------------------------------------------------------- path validation (load time)
+
+def _model_field_type(model: type[BaseModel], name: str) -> Any:
+    f = model.model_fields.get(name)
+    return None if f is None else f.annotation
+
+
+def _unwrap(t: Any) -> Any:
+    """Optional[X] -> X."""
+    args = get_args(t)
+    if args and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        return rest[0] if len(rest) == 1 else t
+    return t
+
+
+def validate_path(path: str) -> Optional[str]:
+    """None if the path can exist in a snapshot, else why not (used when loading rules)."""
+    root, _, rest = path.partition(".")
+    if root not in NAMESPACES:
+        return f"unknown fact namespace {root!r} (use one of {', '.join(NAMESPACES)})"
+    if root == "purpose":
+        return None if not rest else "purpose has no sub-fields"
+    if root in ("var", "status", "rate"):
+        return None if re.fullmatch(r"[A-Za-z0-9_]+", rest) else f"{path}: expected {root}.<name>"
+    if root == "derived":
+        if rest not in DERIVED:
+            return f"no derived fact named {rest!r} (known: {', '.join(sorted(DERIVED))})"
+        return None
+    t: Any = Snapshot
+    parts = path.split(".") if root != "target" else ["target"] + rest.split(".")
+    for i, p in enumerate(parts):
+        t = _unwrap(t)
+        if isinstance(t, type) and issubclass(t, BaseModel):
+            ft = _model_field_type(t, p)
+            if ft is None:
+                return f"{path}: {'.'.join(parts[:i]) or 'snapshot'} has no field {p!r}"
+            t = ft
+        elif get_origin(t) is dict:
+            t = get_args(t)[1]
+        else:
+            return f"{path}: {'.'.join(parts[:i])} has no sub-field {p!r}"
+    return None
+
+
+# ---------------------------------------------------------------- message templates
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)(?:\|([a-z_]+))?\}")
+
+
+def _fmt_pct(v: Any) -> str:
+    return f"{float(v) * 100:.0f} %"
+
+
+FILTERS: dict[str, Callable[[Any], str]] = {
+    "size": lambda v: format_size(try_number(v) if not isinstance(v, (int, float)) else v),
+    "num": lambda v: format_number(try_number(v) if not isinstance(v, (int, float)) else v),
+    "pct": _fmt_pct,
+    "ms": lambda v: f"{float(v):.2f} ms" if float(v) < 10 else f"{float(v):.0f} ms",
+    "mbps": lambda v: f"{int(v):,} Mb/s",
+    "mbytes": lambda v: f"{float(v):.1f} MB/s",
+    "onoff": lambda v: "ON" if parse_bool(v) else "OFF",
+    "x": lambda v: f"{float(v):.1f}×",
+    "raw": str,
+}
+
+
+def template_paths(template: str) -> list[tuple[str, Optional[str]]]:
+    return [(m.group(1), m.group(2)) for m in _PLACEHOLDER.finditer(template)]
+
+
+def render_template(template: str, view: FactView, extra: Optional[dict[str, Any]] = None) -> str:
+    """Replace {path|filter} with fact values. `extra` supplies `rec.<variable>` values."""
+    extra = extra or {}
+
+    def sub(m: re.Match[str]) -> str:
+        path, flt = m.group(1), m.group(2)
+        if path == "recommendation":
+            recs = [f"{k[4:]} = {v}" for k, v in extra.items() if k.startswith("rec.")]
+            return ", ".join(recs) if recs else "(no computed value)"
+        if path.startswith("rec.") and path not in extra:
+            return ""
+        v = extra[path] if path in extra else view.get(path)
+        if isinstance(v, Unknown):
+            return "unknown"
+        try:
+            return FILTERS[flt or "raw"](v)
+        except (TypeError, ValueError):
+            return str(v)
+    return _PLACEHOLDER.sub(sub, template)
+
+
+def json_value(v: Any) -> Any:
+    """A fact value as evidence in a JSON report."""
+    if isinstance(v, Version):
+        return str(v)
+    if isinstance(v, BaseModel):
+        return v.model_dump()
+    if isinstance(v, (list, tuple)):
+        return [json_value(x) for x in v]
+    return v

@@ -1,0 +1,286 @@
+"""The rule schema: strict, closed, data only.
+
+A rule file is TOML validated by these pydantic models (`extra="forbid"`: an unknown key is a
+load error naming the file and the field). Conditions are trees of `all` / `any` / `not` over
+leaves `{fact, op, value | values | ref}`; operators come from a closed set (advisor.rules.ops).
+Nothing in a rule file can reach Python: computed values go through named formulas.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from advisor.rules import ops
+from advisor.versions import FLAVORS, VersionRange
+
+Severity = Literal["critical", "warning", "info"]
+SEVERITIES: tuple[str, ...] = ("critical", "warning", "info")
+SEVERITY_RANK = {"info": 1, "warning": 2, "critical": 3}
+Purpose = Literal["production", "benchmark"]
+PURPOSES: tuple[str, ...] = ("production", "benchmark")
+Status = Literal["fired", "passed", "not_applicable", "unknown"]
+STATUSES: tuple[str, ...] = ("fired", "passed", "not_applicable", "unknown")
+
+# The closed, documented set of categories (docs/report-format.md).
+Category = Literal["tls", "network", "memory", "redo", "flushing", "durability", "storage",
+                   "concurrency", "os", "benchmark", "version", "tidb"]
+CATEGORIES: tuple[str, ...] = ("tls", "network", "memory", "redo", "flushing", "durability", "storage",
+                               "concurrency", "os", "benchmark", "version", "tidb")
+
+ID_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
+
+
+class ConditionError(ValueError):
+    """A malformed condition; `loc` is the path inside the condition."""
+
+    def __init__(self, loc: str, msg: str):
+        super().__init__(msg)
+        self.loc = loc
+        self.msg = msg
+
+
+# ---------------------------------------------------------------- conditions (parsed form)
+
+@dataclass(frozen=True)
+class Leaf:
+    fact: str
+    op: str
+    literals: tuple[ops.Literal_, ...] = ()
+    ref: Optional[str] = None
+    factor: float = 1.0
+    pattern: Optional[re.Pattern[str]] = None
+
+    def facts(self) -> list[str]:
+        return [self.fact] + ([self.ref] if self.ref else [])
+
+
+@dataclass(frozen=True)
+class AllOf:
+    items: tuple["Condition", ...]
+
+    def facts(self) -> list[str]:
+        return [f for i in self.items for f in i.facts()]
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    items: tuple["Condition", ...]
+
+    def facts(self) -> list[str]:
+        return [f for i in self.items for f in i.facts()]
+
+
+@dataclass(frozen=True)
+class NotOf:
+    item: "Condition"
+
+    def facts(self) -> list[str]:
+        return self.item.facts()
+
+
+Condition = Union[Leaf, AllOf, AnyOf, NotOf]
+
+_LEAF_KEYS = {"fact", "op", "value", "values", "ref", "factor"}
+
+
+def parse_condition(obj: Any, loc: str = "when") -> Condition:
+    if not isinstance(obj, dict):
+        raise ConditionError(loc, f"expected a table with all, any, not or fact (got {type(obj).__name__})")
+    tree_keys = {"all", "any", "not"} & obj.keys()
+    if tree_keys:
+        if len(obj) != 1:
+            raise ConditionError(loc, f"a condition node has exactly one of all, any, not (got {', '.join(sorted(obj))})")
+        key = next(iter(tree_keys))
+        val = obj[key]
+        if key == "not":
+            return NotOf(parse_condition(val, f"{loc}.not"))
+        if not isinstance(val, list) or not val:
+            raise ConditionError(f"{loc}.{key}", "expected a non-empty list of conditions")
+        items = tuple(parse_condition(v, f"{loc}.{key}[{i}]") for i, v in enumerate(val))
+        return AllOf(items) if key == "all" else AnyOf(items)
+    unknown = set(obj) - _LEAF_KEYS
+    if unknown:
+        raise ConditionError(loc, f"unknown key {sorted(unknown)[0]!r}; a leaf has fact, op and one of value, values, ref (and optional factor)")
+    if "fact" not in obj:
+        raise ConditionError(loc, "missing 'fact' (or all / any / not)")
+    fact = obj["fact"]
+    if not isinstance(fact, str):
+        raise ConditionError(f"{loc}.fact", "expected a dotted fact path string")
+    op = obj.get("op")
+    if op not in ops.OPS:
+        raise ConditionError(f"{loc}.op", f"expected one of {', '.join(ops.OPS)} (got {op!r})")
+    has = [k for k in ("value", "values", "ref") if k in obj]
+    if op == "exists":
+        if has:
+            raise ConditionError(loc, "op 'exists' takes no value")
+        return Leaf(fact, op)
+    if len(has) != 1:
+        raise ConditionError(loc, f"op {op!r} needs exactly one of value, values, ref")
+    factor = obj.get("factor", 1.0)
+    if not isinstance(factor, (int, float)) or isinstance(factor, bool):
+        raise ConditionError(f"{loc}.factor", "expected a number")
+    if "ref" in obj:
+        if op not in ("eq", "ne", "lt", "le", "gt", "ge"):
+            raise ConditionError(f"{loc}.ref", f"ref compares with another fact and works with eq, ne, lt, le, gt, ge (got op {op!r})")
+        if not isinstance(obj["ref"], str):
+            raise ConditionError(f"{loc}.ref", "expected a dotted fact path string")
+        return Leaf(fact, op, ref=obj["ref"], factor=float(factor))
+    if "factor" in obj:
+        raise ConditionError(f"{loc}.factor", "factor only applies with ref")
+    raw = obj["values"] if "values" in obj else [obj["value"]]
+    key = "values" if "values" in obj else "value"
+    if not isinstance(raw, list):
+        raise ConditionError(f"{loc}.{key}", "expected a list")
+    want = {"in": None, "not_in": None, "between": 2}.get(op, 1)
+    if op in ("in", "not_in") and key != "values":
+        raise ConditionError(f"{loc}.value", f"op {op!r} takes 'values' (a list)")
+    if want is not None and len(raw) != want:
+        raise ConditionError(f"{loc}.{key}", f"op {op!r} takes {want} value{'s' if want > 1 else ''} (got {len(raw)})")
+    try:
+        lits = tuple(ops.make_literal(v) for v in raw)
+    except ValueError as e:
+        raise ConditionError(f"{loc}.{key}", str(e)) from None
+    pattern = None
+    if op == "matches":
+        try:
+            pattern = re.compile(str(raw[0]), re.IGNORECASE)
+        except re.error as e:
+            raise ConditionError(f"{loc}.value", f"invalid regular expression: {e}") from None
+    return Leaf(fact, op, lits, pattern=pattern)
+
+
+# ---------------------------------------------------------------- rule file models
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AppliesTo(_M):
+    purpose: list[Purpose] = Field(default_factory=lambda: ["production", "benchmark"])
+    flavors: dict[Literal["mysql", "percona", "mariadb", "tidb"], str] = Field(
+        default_factory=lambda: {f: "*" for f in FLAVORS},
+        description="flavor -> version range ('*', '>=8.0.12,<8.0.30'); flavors not listed do not apply")
+    when: Optional[dict[str, Any]] = Field(None, description="a condition; false -> not_applicable")
+
+    @field_validator("flavors")
+    @classmethod
+    def _ranges(cls, v: dict[str, str]) -> dict[str, str]:
+        for fl, rng in v.items():
+            try:
+                VersionRange(rng)
+            except ValueError as e:
+                raise ValueError(f"{fl}: {e}") from None
+        return v
+
+
+class Override(_M):
+    """Changes severity and/or text of a fired rule when its condition holds. Every override that
+    holds applies, in file order, so a later override wins for the fields it sets."""
+
+    when: dict[str, Any]
+    severity: Optional[Severity] = None
+    message: Optional[str] = None
+    fix: Optional[str] = None
+
+
+class Recommend(_M):
+    """A recommended setting: a literal value for a variable, or a named formula that returns
+    {variable: value} (so the variable's name can follow the target's version)."""
+
+    variable: Optional[str] = None
+    value: Optional[Union[str, int, bool]] = None
+    formula: Optional[str] = None
+    args: dict[str, Union[str, int, float, bool]] = Field(default_factory=dict)
+    when: Optional[dict[str, Any]] = None
+
+
+class Example(_M):
+    name: str
+    expect: Status
+    purpose: Purpose = "production"
+    target: str = Field("mysql 8.0.36", description="'<flavor> <version>'")
+    facts: dict[str, Any] = Field(default_factory=dict)
+    severity: Optional[Severity] = None
+    recommendation: Optional[dict[str, str]] = None
+    message_contains: list[str] = Field(default_factory=list)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", v):
+            raise ValueError("example names are lower-case words joined by - . _")
+        return v
+
+    @field_validator("target")
+    @classmethod
+    def _target(cls, v: str) -> str:
+        parts = v.split()
+        if len(parts) != 2 or parts[0] not in FLAVORS:
+            raise ValueError(f"target is '<flavor> <version>' with flavor one of {', '.join(FLAVORS)} (got {v!r})")
+        return v
+
+
+class RuleFile(_M):
+    id: str
+    title: str
+    category: Category
+    severity: Severity
+    aliases: list[str] = Field(default_factory=list)
+    variables: list[str] = Field(default_factory=list, description="server variables the finding is about")
+    evidence: list[str] = Field(default_factory=list, description="extra fact paths shown as evidence")
+    rationale: str
+    message: str
+    fix: str = ""
+    references: list[str] = Field(min_length=1)
+    applies_to: AppliesTo = Field(default_factory=AppliesTo)
+    when: dict[str, Any]
+    overrides: list[Override] = Field(default_factory=list)
+    recommend: list[Recommend] = Field(default_factory=list)
+    examples: list[Example] = Field(min_length=2)
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        if not ID_RE.match(v):
+            raise ValueError("ids are lower-case words joined by '-', naming the problem (e.g. 'sort-buffer-oversized')")
+        return v
+
+    @field_validator("references")
+    @classmethod
+    def _refs(cls, v: list[str]) -> list[str]:
+        for r in v:
+            if not r.startswith(("https://", "http://")):
+                raise ValueError(f"references are URLs (got {r!r})")
+        return v
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A loaded rule: the validated file plus parsed conditions."""
+
+    spec: RuleFile
+    path: str
+    when: Condition
+    applies_when: Optional[Condition]
+    override_whens: tuple[Condition, ...]
+    recommend_whens: tuple[Optional[Condition], ...]
+    ranges: dict[str, VersionRange] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    def fact_paths(self) -> list[str]:
+        out: list[str] = list(self.when.facts())
+        if self.applies_when:
+            out += self.applies_when.facts()
+        for c in self.override_whens:
+            out += c.facts()
+        for c in self.recommend_whens:
+            if c:
+                out += c.facts()
+        return out

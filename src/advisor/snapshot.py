@@ -1,0 +1,303 @@
+"""The snapshot: every fact the rules can read, as a versioned pydantic model.
+
+A snapshot is a file (`advisor collect -o snap.json`), so an audit can be replayed offline and
+gives the same findings as the live run. Every section records what could not be collected and
+why (`missing`), so a rule that needs such a fact reports `unknown` with that reason instead of
+guessing. Passwords are never part of a snapshot: the model has no field that could hold one.
+
+Fact paths used by rules (see advisor.rules.facts) address this model with dots:
+`server.variables.sort_buffer_size`, `host.memory.total_bytes`, `client.route.interface`, ...
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+
+class Missing(_Model):
+    """A fact that could not be collected: its path from the snapshot root and why."""
+
+    fact: str
+    reason: str
+
+
+class _Section(_Model):
+    missing: list[Missing] = Field(default_factory=list)
+
+    def note_missing(self, fact: str, reason: str) -> None:
+        self.missing.append(Missing(fact=fact, reason=reason))
+
+
+# ---------------------------------------------------------------- target and server
+
+Flavor = Literal["mysql", "percona", "mariadb", "tidb"]
+Transport = Literal["tcp", "socket"]
+
+
+class Target(_Model):
+    host: Optional[str] = None
+    port: Optional[int] = None
+    socket: Optional[str] = None
+    transport: Transport = "tcp"
+    flavor: Flavor
+    version: str = Field(description="normalised x.y.z; TiDB's own version for TiDB")
+    version_string: str = Field(description="@@version as the server reports it")
+    version_comment: str = ""
+
+
+class ConnectionInfo(_Model):
+    """The advisor's own connection to the server."""
+
+    transport: Transport = "tcp"
+    user: Optional[str] = None
+    thread_id: Optional[int] = None
+    tls_version: Optional[str] = Field(None, description="None when the connection is not encrypted")
+    tls_cipher: Optional[str] = None
+    ssl_mode: Optional[str] = None
+
+
+class TlsSession(_Model):
+    thread_id: Optional[int] = None
+    user: Optional[str] = None
+    host: Optional[str] = None
+    tls_version: Optional[str] = None
+    tls_cipher: Optional[str] = None
+
+
+class TlsUsage(_Model):
+    """TLS state of the server's other client connections, where the server exposes it."""
+
+    source: Literal["performance_schema", "none"]
+    sessions_total: int = 0
+    sessions_tls: int = 0
+    sessions: list[TlsSession] = Field(default_factory=list)
+
+
+class EngineSize(_Model):
+    tables: int = 0
+    data_bytes: int = 0
+    index_bytes: int = 0
+
+
+class StatusInterval(_Model):
+    """Per-second rates of counters over a sampling interval (--sample-seconds)."""
+
+    seconds: float
+    rates: dict[str, float] = Field(default_factory=dict)
+
+
+class ServerFacts(_Section):
+    variables: dict[str, str] = Field(default_factory=dict)
+    status: dict[str, str] = Field(default_factory=dict)
+    interval: Optional[StatusInterval] = None
+    data_size: Optional[dict[str, EngineSize]] = Field(None, description="per storage engine, user schemas only")
+    connection: ConnectionInfo = Field(default_factory=ConnectionInfo)
+    tls_usage: Optional[TlsUsage] = None
+    tls_channels: Optional[dict[str, str]] = Field(
+        None, description="MySQL 8 performance_schema.tls_channel_status for mysql_main, PROPERTY -> VALUE")
+    tidb_config: Optional[dict[str, str]] = Field(None, description="TiDB SHOW CONFIG items the rules read")
+
+
+# ---------------------------------------------------------------- host (issue: host facts)
+
+DeviceClass = Literal["rotational", "ssd", "nvme_plp", "nvme_client", "virtual", "unknown"]
+
+
+class Cpu(_Model):
+    model: Optional[str] = None
+    logical_count: Optional[int] = None
+    numa_nodes: Optional[int] = None
+    governor: Optional[str] = None
+
+
+class Memory(_Model):
+    total_bytes: Optional[int] = None
+    cgroup_version: Optional[int] = None
+    cgroup_limit_bytes: Optional[int] = Field(None, description="None when the cgroup has no limit")
+    effective_limit_bytes: Optional[int] = Field(None, description="min(total, cgroup limit)")
+    swap_total_bytes: Optional[int] = None
+    swappiness: Optional[int] = None
+
+
+class Thp(_Model):
+    enabled: Optional[str] = None
+    defrag: Optional[str] = None
+
+
+class BlockDevice(_Model):
+    name: str
+    kind: Optional[str] = Field(None, description="nvme, sd, vd, xvd, md, dm, mmc, loop, ...")
+    model: Optional[str] = None
+    vendor: Optional[str] = None
+    size_bytes: Optional[int] = None
+    rotational: Optional[bool] = None
+    write_cache: Optional[Literal["write back", "write through"]] = None
+    scheduler: Optional[str] = None
+    nvme_vwc: Optional[bool] = Field(None, description="NVMe volatile write cache present")
+    transport: Optional[str] = None
+    device_class: DeviceClass = "unknown"
+    class_reason: str = ""
+
+
+class Storage(_Model):
+    path: str
+    role: str = "datadir"
+    mount_point: Optional[str] = None
+    fstype: Optional[str] = None
+    mount_options: list[str] = Field(default_factory=list)
+    source: Optional[str] = None
+    stack: list[str] = Field(default_factory=list, description="block devices from the mount down to the disks")
+    devices: list[BlockDevice] = Field(default_factory=list, description="physical devices at the bottom")
+    device_class: DeviceClass = "unknown"
+    class_reason: str = ""
+
+
+class HostFacts(_Section):
+    source: Literal["local", "ssh", "file", "recorded"] = "local"
+    hostname: Optional[str] = None
+    kernel: Optional[str] = None
+    cpu: Cpu = Field(default_factory=Cpu)
+    memory: Memory = Field(default_factory=Memory)
+    thp: Thp = Field(default_factory=Thp)
+    mysqld_open_files_limit: Optional[int] = None
+    datadir: Optional[Storage] = None
+    other_dirs: list[Storage] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- client network path
+
+class Interface(_Model):
+    name: str
+    operstate: Optional[str] = None
+    speed_mbps: Optional[int] = None
+    duplex: Optional[str] = None
+    mtu: Optional[int] = None
+    addresses: list[str] = Field(default_factory=list)
+    virtual: Optional[bool] = None
+    rx_bytes: Optional[int] = None
+    tx_bytes: Optional[int] = None
+
+
+class Route(_Model):
+    destination: str
+    kind: Literal["loopback", "socket", "interface"]
+    interface: Optional[str] = None
+    source_address: Optional[str] = None
+    gateway: Optional[str] = None
+    speed_mbps: Optional[int] = None
+    duplex: Optional[str] = None
+    mtu: Optional[int] = None
+
+
+class ClientFacts(_Section):
+    source: Literal["local", "recorded"] = "local"
+    hostname: Optional[str] = None
+    route: Optional[Route] = None
+    interfaces: list[Interface] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- calibration
+
+class Distribution(_Model):
+    p50: Optional[float] = None
+    p99: Optional[float] = None
+    samples: int = 0
+
+
+class StreamProbe(_Model):
+    mbytes_per_s: Optional[float] = None
+    bytes: int = 0
+    seconds: float = 0.0
+    client_cpu_bound: Optional[bool] = None
+    client_cpu_fraction: Optional[float] = None
+    link_speed_mbps: Optional[int] = None
+    line_rate_fraction: Optional[float] = None
+
+
+class OnOff(_Model):
+    on: Optional[float] = None
+    off: Optional[float] = None
+
+
+class TlsProbe(_Model):
+    available: bool = False
+    reason: str = ""
+    handshake_ms: OnOff = Field(default_factory=OnOff)
+    throughput_ratio: Optional[float] = Field(None, description="TLS throughput / plain throughput")
+    samples: int = 0
+
+
+class SortProbe(_Model):
+    ratio: Optional[float] = Field(None, description="latency with the server's sort_buffer_size / with a small one")
+    server_value: Optional[int] = None
+    small_value: Optional[int] = None
+    server_ms: Optional[float] = None
+    small_ms: Optional[float] = None
+    samples: int = 0
+
+
+class Calibration(_Section):
+    duration_s: float = 0.0
+    budget_s: Optional[float] = None
+    rtt_ms: Optional[Distribution] = None
+    stream: Optional[StreamProbe] = None
+    tls: Optional[TlsProbe] = None
+    sort_probe: Optional[SortProbe] = None
+    fsync_ms: Optional[Distribution] = None
+    commit_ms: Optional[Distribution] = None
+
+
+# ---------------------------------------------------------------- the snapshot
+
+class Snapshot(_Model):
+    schema_version: Literal[1] = SCHEMA_VERSION
+    advisor_version: str
+    collected_at: str = Field(description="ISO 8601 UTC")
+    target: Target
+    server: ServerFacts = Field(default_factory=ServerFacts)
+    host: Optional[HostFacts] = None
+    client: Optional[ClientFacts] = None
+    calibration: Optional[Calibration] = None
+    missing: list[Missing] = Field(default_factory=list, description="whole sections not collected, and why")
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2, exclude_none=False) + "\n"
+
+
+def load_snapshot(text: str, source: str = "snapshot") -> Snapshot:
+    """Parse and validate a snapshot document. Raises SnapshotError with one clear paragraph."""
+    import json
+
+    from pydantic import ValidationError
+
+    from advisor.errors import SnapshotError
+
+    tip = "collect a new one with `advisor collect -o snap.json`, or check that the file was copied whole."
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SnapshotError(
+            f"{source} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
+            "it may be truncated or not a snapshot.", tip) from None
+    if not isinstance(raw, dict):
+        raise SnapshotError(f"{source} is JSON but not a snapshot object.", tip)
+    sv = raw.get("schema_version")
+    if sv != SCHEMA_VERSION:
+        raise SnapshotError(
+            f"{source} has schema_version {sv!r}; this advisor reads schema_version {SCHEMA_VERSION}.",
+            "use the advisor version that wrote it, or collect a new snapshot.")
+    try:
+        return Snapshot.model_validate(raw)
+    except ValidationError as e:
+        first = e.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        more = f" (and {e.error_count() - 1} more problems)" if e.error_count() > 1 else ""
+        raise SnapshotError(f"{source} is not a valid snapshot: {loc}: {first['msg']}{more}.", tip) from None

@@ -1,0 +1,88 @@
+"""Sizes, booleans and durations as MySQL-family servers write them. Pure functions."""
+
+from __future__ import annotations
+
+import math
+import re
+
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGTPE]?)(?:I?B)?\s*$", re.IGNORECASE)
+_MULT = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50, "E": 1 << 60}
+
+_TRUE = {"ON", "YES", "TRUE", "1", "ENABLED"}
+_FALSE = {"OFF", "NO", "FALSE", "0", "DISABLED"}
+
+
+def parse_size(value: str | int | float) -> int:
+    """'32M' -> 33554432; '1.5G' -> 1610612736; 4096 -> 4096. Suffixes are powers of 1024,
+    as in my.cnf. Raises ValueError for anything else."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a size: {value!r}")
+    if isinstance(value, (int, float)):
+        if value < 0 or (isinstance(value, float) and not math.isfinite(value)):
+            raise ValueError(f"not a size: {value!r}")
+        return int(value)
+    m = _SIZE_RE.match(value)
+    if not m:
+        raise ValueError(f"not a size: {value!r}")
+    number, suffix = m.groups()
+    return int(float(number) * _MULT[suffix.upper()])
+
+
+def try_number(value: object) -> int | float | None:
+    """A server value as a number if it is one ('33554432' -> 33554432, '0.5' -> 0.5), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if not isinstance(value, str):
+        return None
+    s = value.strip()
+    if re.fullmatch(r"-?\d+", s):
+        return int(s)
+    if re.fullmatch(r"-?\d+\.\d*(?:[eE][-+]?\d+)?|-?\d*\.\d+(?:[eE][-+]?\d+)?", s):
+        return float(s)
+    return None
+
+
+def parse_bool(value: object) -> bool | None:
+    """ON/OFF, YES/NO, 1/0, TRUE/FALSE -> bool; anything else -> None."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value != 0 if value in (0, 1) else None
+    if isinstance(value, str):
+        u = value.strip().upper()
+        if u in _TRUE:
+            return True
+        if u in _FALSE:
+            return False
+    return None
+
+
+def format_size(n: float | int | None) -> str:
+    """33554432 -> '32 MiB'; 1610612736 -> '1.5 GiB'; 1000 -> '1000 B'."""
+    if n is None:
+        return "unknown"
+    n = float(n)
+    for unit, mult in (("EiB", 1 << 60), ("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", 1 << 30),
+                       ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(n) >= mult:
+            v = n / mult
+            return f"{v:.0f} {unit}" if abs(v - round(v)) < 0.05 else f"{v:.1f} {unit}"
+    return f"{n:.0f} B"
+
+
+def format_cnf_size(n: int) -> str:
+    """A byte count as my.cnf writes it, exact: 33554432 -> '32M', 1610612736 -> '1536M'."""
+    for suffix, mult in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= mult and n % mult == 0:
+            return f"{n // mult}{suffix}"
+    return str(n)
+
+
+def format_number(n: float | int | None) -> str:
+    if n is None:
+        return "unknown"
+    if isinstance(n, float) and not n.is_integer():
+        return f"{n:,.2f}" if abs(n) < 100 else f"{n:,.0f}"
+    return f"{int(n):,}"
