@@ -82,3 +82,57 @@ def audit(snapshot: Snapshot, purpose: str = "production", rules_dirs: Iterable[
     missing = list(snapshot.missing)
     return Report(target=snapshot.target, purpose=purpose, outcomes=outcomes, missing=missing, source=source,
                   collected_at=snapshot.collected_at)
+
+
+# ---------------------------------------------------------------- calibration
+
+CALIBRATE_DEFAULT_SECONDS = 10.0
+CALIBRATE_MAX_SECONDS = 300.0
+
+
+def calibration_mode(purpose: str, calibrate: Optional[bool], write_probe: bool = False) -> Optional[str]:
+    """Which calibration an audit runs: None (skipped), 'light' (round trips only) or 'full'.
+    Default: full for --purpose benchmark, light for production; --calibrate / --no-calibrate decide
+    explicitly; --write-probe implies --calibrate."""
+    if calibrate is False:
+        if write_probe:
+            raise UsageError("--write-probe runs a calibration probe, and --no-calibrate skips calibration.",
+                             "drop one of the two options.")
+        return None
+    if calibrate or write_probe:
+        return "full"
+    return "full" if purpose == "benchmark" else "light"
+
+
+def check_calibration_budget(budget_s: float) -> None:
+    if not (1.0 <= budget_s <= CALIBRATE_MAX_SECONDS):
+        raise UsageError(f"--calibrate-seconds {budget_s:g} is out of range.",
+                         f"give between 1 and {CALIBRATE_MAX_SECONDS:g} seconds (default {CALIBRATE_DEFAULT_SECONDS:g}).")
+
+
+def attach_calibration(snapshot: Snapshot, endpoint: Endpoint, mode: str = "full",
+                       budget_s: float = CALIBRATE_DEFAULT_SECONDS, write_probe: bool = False,
+                       progress=None, started: Optional[float] = None) -> Snapshot:
+    """Run the calibration probes against the server the snapshot was collected from and put the
+    results into snapshot.calibration (the hook the audit flow uses after collect())."""
+    from advisor.collect.calibrate import run_calibration
+
+    check_calibration_budget(budget_s)
+    snapshot.calibration = run_calibration(snapshot, endpoint, mode=mode, budget_s=budget_s, write_probe=write_probe,
+                                           progress=progress, started=started)
+    snapshot.missing = [m for m in snapshot.missing if m.fact != "calibration"]
+    return snapshot
+
+
+def calibrate(opts: ConnectionOptions, budget_s: float = CALIBRATE_DEFAULT_SECONDS, write_probe: bool = False,
+              progress=None, started: Optional[float] = None, endpoint: Optional[Endpoint] = None) -> Snapshot:
+    """Collect the server facts and run a full calibration within `budget_s` seconds counted from
+    `started` (time.monotonic(); default: now). Returns the snapshot with its calibration section."""
+    import time
+
+    started = time.monotonic() if started is None else started
+    check_calibration_budget(budget_s)
+    ep = endpoint or resolve(opts)
+    snap = collect(opts, endpoint=ep)
+    return attach_calibration(snap, ep, "full", budget_s=budget_s, write_probe=write_probe, progress=progress,
+                              started=started)

@@ -37,11 +37,13 @@ def _root(
 
 
 from advisor.commands.audit import audit  # noqa: E402
+from advisor.commands.calibrate import calibrate  # noqa: E402
 from advisor.commands.collect import collect  # noqa: E402
 from advisor.commands.rules_cmd import explain, rules_app  # noqa: E402
 
 app.command("audit")(audit)
 app.command("collect")(collect)
+app.command("calibrate")(calibrate)
 app.command("explain")(explain)
 app.add_typer(rules_app, name="rules")
 

@@ -210,6 +210,9 @@ class Distribution(_Model):
     p50: Optional[float] = None
     p99: Optional[float] = None
     samples: int = 0
+    min: Optional[float] = None
+    max: Optional[float] = None
+    mean: Optional[float] = None
 
 
 class StreamProbe(_Model):
@@ -220,6 +223,18 @@ class StreamProbe(_Model):
     client_cpu_fraction: Optional[float] = None
     link_speed_mbps: Optional[int] = None
     line_rate_fraction: Optional[float] = None
+    method: Optional[str] = Field(None, description="row generator: sequence, recursive_cte or derived_digits")
+    row_bytes: Optional[int] = None
+    chunks: int = Field(0, description="queries that count towards mbytes_per_s (warm-up excluded)")
+    basis: Optional[Literal["tcp_info", "rows"]] = Field(
+        None, description="tcp_info: bytes received on the socket (TCP payload, kernel counter); rows: result bytes")
+    tls: Optional[bool] = Field(None, description="whether the probe's connection was encrypted")
+    transport: Optional[Transport] = None
+    route_kind: Optional[Literal["loopback", "socket", "interface"]] = None
+    payload_ceiling_mbytes_per_s: Optional[float] = Field(
+        None, description="link Mb/s x 1e6/8 x 1460/1538, in MB/s (10^6 bytes/s)")
+    server_mbytes_per_s: Optional[float] = Field(
+        None, description="rate at which the server generates the same rows without sending them")
 
 
 class OnOff(_Model):
@@ -233,6 +248,14 @@ class TlsProbe(_Model):
     handshake_ms: OnOff = Field(default_factory=OnOff)
     throughput_ratio: Optional[float] = Field(None, description="TLS throughput / plain throughput")
     samples: int = 0
+    plain_possible: Optional[bool] = None
+    tls_possible: Optional[bool] = None
+    tls_version: Optional[str] = None
+    tls_cipher: Optional[str] = None
+    stream_mbytes_per_s: OnOff = Field(default_factory=OnOff)
+    query_ms: OnOff = Field(default_factory=OnOff, description="p50 of a trivial query on each connection")
+    query_samples: int = 0
+    stream_samples: int = 0
 
 
 class SortProbe(_Model):
@@ -242,6 +265,30 @@ class SortProbe(_Model):
     server_ms: Optional[float] = None
     small_ms: Optional[float] = None
     samples: int = 0
+    rows: Optional[int] = Field(None, description="rows the probe query sorts")
+    method: Optional[str] = None
+
+
+FlushClass = Literal["memory", "plp_like", "intermediate", "client_nvme_like", "slow"]
+
+
+class FlushProbe(_Model):
+    """Where and how the flush probe measured (fsync_ms holds the distribution)."""
+
+    path: Optional[str] = Field(None, description="directory of the temporary file")
+    fstype: Optional[str] = None
+    write_bytes: int = 16384
+    flush_class: Optional[FlushClass] = None
+    class_reason: str = ""
+
+
+class WriteProbe(_Model):
+    """The opt-in commit probe's scratch schema (commit_ms holds the distribution)."""
+
+    schema_name: str
+    created: bool = False
+    dropped: bool = False
+    cleanup: str = Field("", description="how the schema was removed, or why it could not be")
 
 
 class Calibration(_Section):
@@ -253,6 +300,12 @@ class Calibration(_Section):
     sort_probe: Optional[SortProbe] = None
     fsync_ms: Optional[Distribution] = None
     commit_ms: Optional[Distribution] = None
+    mode: Optional[Literal["full", "light"]] = Field(None, description="light: round trips only")
+    connections_max: Optional[int] = Field(None, description="most connections the probes held open at once")
+    local: Optional[bool] = Field(None, description="whether the advisor runs on the server's host")
+    local_reason: str = ""
+    flush: Optional[FlushProbe] = None
+    write_probe: Optional[WriteProbe] = None
 
 
 # ---------------------------------------------------------------- the snapshot

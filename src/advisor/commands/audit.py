@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from typing import Annotated, Optional
 
 import typer
@@ -26,8 +27,12 @@ def audit(
     fail_on: Annotated[Optional[Severity], typer.Option("--fail-on", help="Exit 1 when a finding at or above this severity exists.", rich_help_panel=OUT)] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list passed and not-applicable rules with reasons.", rich_help_panel=OUT)] = False,
     output: OutputFile = None,
+    calibrate: Annotated[Optional[bool], typer.Option("--calibrate/--no-calibrate", help="Run the full calibration (default with --purpose benchmark), or none at all. With --purpose production only round trips are measured unless --calibrate is given.", rich_help_panel="Calibration")] = None,
+    calibrate_seconds: Annotated[float, typer.Option("--calibrate-seconds", help="Time budget of the calibration in seconds.", rich_help_panel="Calibration")] = 10.0,
+    write_probe: Annotated[bool, typer.Option("--write-probe", help="Also measure commit latency in a scratch schema the advisor creates and drops (implies --calibrate).", rich_help_panel="Calibration")] = False,
 ) -> None:
     """Audit a server (live, or a saved snapshot) against the rule catalogue and report findings with evidence."""
+    started = time.monotonic()
     from advisor import api
     from advisor.errors import UsageError
 
@@ -36,14 +41,37 @@ def audit(
     if snapshot or demo:
         if host or port or socket:
             raise UsageError("--host/--port/--socket do not apply with --snapshot or --demo.", None)
+        if calibrate or write_probe:
+            raise UsageError("--calibrate and --write-probe measure a live server; they do not apply with "
+                             "--snapshot or --demo.", "the snapshot's own calibration section is used.")
         snap = api.demo_snapshot() if demo else api.read_snapshot_file(snapshot)  # type: ignore[arg-type]
         source = "the bundled demo snapshot (seed 000)" if demo else f"snapshot {snapshot}"
     else:
         opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
                             no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
-        snap = api.collect(opts, sample_seconds=sample_seconds)
+        mode = api.calibration_mode(purpose.value, calibrate, write_probe)
+        if mode is not None:
+            api.check_calibration_budget(calibrate_seconds)
+        from advisor.collect.connection import resolve
+
+        ep = resolve(opts)
+        snap = api.collect(opts, sample_seconds=sample_seconds, endpoint=ep)
+        if mode is not None:
+            from advisor.commands.calibrate import run_progress
+
+            progress = run_progress()
+            try:
+                api.attach_calibration(snap, ep, mode, budget_s=calibrate_seconds, write_probe=write_probe,
+                                       progress=progress, started=None if sample_seconds else started)
+            finally:
+                if progress is not None:
+                    progress.finish()
         source = "live"
     report = api.audit(snap, purpose=purpose.value, rules_dirs=rules or [], ignore=split_ids(ignore), source=source)
+    if snap.calibration is not None and source == "live":
+        cal = snap.calibration
+        report.notes.append(f"calibration ({cal.mode}) ran {cal.duration_s:.1f} s of a {cal.budget_s:g} s budget; "
+                            "`advisor calibrate` prints every measurement")
     if fmt == ReportFormat.json:
         from advisor.render.report_json import render as render_json
 

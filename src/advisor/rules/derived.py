@@ -221,3 +221,88 @@ def innodb_data_bytes(v: FactView) -> Any:
         return Unknown(v._missing_reason("server.data_size", "data size per engine was not collected"))
     e = {k.lower(): x for k, x in ds.items()}.get("innodb")
     return 0 if e is None else e.data_bytes + e.index_bytes
+
+
+# ---------------------------------------------------------------- calibration (measured)
+
+def _link_mbps(v: FactView) -> Any:
+    """The route's link speed: the client facts when collected, else what calibration recorded."""
+    speed = v.get("derived.route_speed_mbps")
+    if not isinstance(speed, Unknown):
+        return speed
+    recorded = v.get("calibration.stream.link_speed_mbps")
+    if not isinstance(recorded, Unknown) and recorded and recorded > 0:
+        return recorded
+    return speed
+
+
+@derived("link_payload_ceiling_mbytes_per_s", "Most TCP payload the route's link carries per direction: "
+         "link Mb/s × 10^6/8 × 1460/1538 (Ethernet framing and TCP/IP headers), in MB/s.", unit="MB/s")
+def link_payload_ceiling_mbytes_per_s(v: FactView) -> Any:
+    from advisor.collect.calibrate_stats import payload_ceiling_mbytes_per_s
+
+    speed = _link_mbps(v)
+    if isinstance(speed, Unknown):
+        return speed
+    return payload_ceiling_mbytes_per_s(float(speed))
+
+
+@derived("stream_line_rate_fraction", "Calibration's stream MB/s as a share of the link's payload ceiling; "
+         "unknown when the client was CPU-bound (then the measurement says nothing about the network).",
+         unit="fraction")
+def stream_line_rate_fraction(v: FactView) -> Any:
+    mb = v.num("calibration.stream.mbytes_per_s")
+    if isinstance(mb, Unknown):
+        return mb
+    if v.get("calibration.stream.client_cpu_bound") is True:
+        return Unknown("the client was CPU-bound during the stream probe, so its MB/s is no network measurement")
+    ceiling = v.get("derived.link_payload_ceiling_mbytes_per_s")
+    if isinstance(ceiling, Unknown):
+        return ceiling
+    return mb / ceiling
+
+
+@derived("stream_server_headroom", "How much faster the server generates the stream probe's rows than they "
+         "arrived: server-side MB/s ÷ streamed MB/s (near 1: the server limited the probe).", unit="x")
+def stream_server_headroom(v: FactView) -> Any:
+    gen, mb = v.num("calibration.stream.server_mbytes_per_s"), v.num("calibration.stream.mbytes_per_s")
+    u = _first_unknown(gen, mb)
+    if u is not None:
+        return u
+    if mb <= 0:
+        return Unknown("the stream probe measured 0 MB/s")
+    return gen / mb
+
+
+@derived("tls_query_latency_ratio", "Median latency of a trivial query over TLS ÷ over a plain connection, "
+         "as calibration measured it.", unit="x")
+def tls_query_latency_ratio(v: FactView) -> Any:
+    on, off = v.num("calibration.tls.query_ms.on"), v.num("calibration.tls.query_ms.off")
+    u = _first_unknown(on, off)
+    if u is not None:
+        return u
+    if off <= 0:
+        return Unknown("the plain query latency was 0 ms")
+    return on / off
+
+
+@derived("tls_handshake_ratio", "Median connect time with TLS ÷ without, as calibration measured it.", unit="x")
+def tls_handshake_ratio(v: FactView) -> Any:
+    on, off = v.num("calibration.tls.handshake_ms.on"), v.num("calibration.tls.handshake_ms.off")
+    u = _first_unknown(on, off)
+    if u is not None:
+        return u
+    if off <= 0:
+        return Unknown("the plain handshake took 0 ms")
+    return on / off
+
+
+@derived("flush_bound_commits_per_s", "Commits per second one session can make when each waits for one "
+         "flush of the measured median fdatasync latency: 1000 ÷ fsync p50 ms.", unit="1/s")
+def flush_bound_commits_per_s(v: FactView) -> Any:
+    p50 = v.num("calibration.fsync_ms.p50")
+    if isinstance(p50, Unknown):
+        return p50
+    if p50 <= 0:
+        return Unknown("the measured flush latency was 0 ms")
+    return 1000.0 / p50

@@ -1,0 +1,105 @@
+"""`advisor calibrate`: short, safe measurements of this client-server path (round trips, stream
+throughput against the link's line rate, TLS on/off, sort buffer A/B, flush latency, and, when asked,
+commit latency). docs/calibration.md describes every probe and JSON key."""
+
+from __future__ import annotations
+
+import sys
+import time
+from enum import Enum
+from typing import Annotated, Any, Optional, TextIO
+
+import typer
+
+from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
+                                      NoDefaults, OutputFile, Password, Port, ReadTimeout, Socket, SslCa, SslCert,
+                                      SslKey, SslMode, User, conn_options, write_output)
+
+CAL = "Calibration"
+
+CalibrateSeconds = Annotated[float, typer.Option(
+    "--calibrate-seconds", help="Total time budget of the calibration in seconds (every probe gets a share).",
+    rich_help_panel=CAL)]
+WriteProbe = Annotated[bool, typer.Option(
+    "--write-probe", help="Also measure commit latency with single-row inserts into a scratch schema the advisor "
+                          "creates and drops (advisor_probe_<random>). Off by default: calibration writes nothing "
+                          "to the server otherwise.", rich_help_panel=CAL)]
+
+
+class CalibrationFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class TerminalProgress:
+    """A one-line progress bar on stderr, only when stderr is a terminal."""
+
+    def __init__(self, stream: TextIO, width: int = 24):
+        self.stream = stream
+        self.width = width
+        self.shown = False
+
+    @classmethod
+    def maybe(cls, stream: Optional[TextIO] = None) -> Optional["TerminalProgress"]:
+        stream = stream or sys.stderr
+        try:
+            return cls(stream) if stream.isatty() else None
+        except (AttributeError, ValueError):
+            return None
+
+    def __call__(self, probe: str, elapsed: float, budget: float) -> None:
+        frac = min(1.0, max(0.0, elapsed / budget)) if budget > 0 else 1.0
+        done = int(frac * self.width)
+        bar = "█" * done + "░" * (self.width - done)
+        self.stream.write(f"\r\033[2Kcalibrating {bar} {elapsed:4.1f}/{budget:g} s  {probe}")
+        self.stream.flush()
+        self.shown = True
+
+    def finish(self) -> None:
+        if self.shown:
+            self.stream.write("\r\033[2K")
+            self.stream.flush()
+            self.shown = False
+
+
+def calibrate(
+    host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
+    ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
+    no_defaults: NoDefaults = False, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
+    ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
+    calibrate_seconds: CalibrateSeconds = 10.0,
+    write_probe: WriteProbe = False,
+    fmt: Annotated[CalibrationFormat, typer.Option("--format", "-f", help="text (default) or json.", rich_help_panel=OUT)] = CalibrationFormat.text,
+    save_snapshot: Annotated[Optional[str], typer.Option("--save-snapshot", help="Also write the whole snapshot (server facts + calibration) to this file, for `advisor audit --snapshot`.", rich_help_panel=OUT)] = None,
+    output: OutputFile = None,
+) -> None:
+    """Measure this client-server path within a time budget: round trips, stream MB/s against the line rate,
+    TLS on/off, sort buffer A/B, flush latency (on the server's host) and, with --write-probe, commits."""
+    started = time.monotonic()
+    from advisor import api
+
+    opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
+                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+    progress = TerminalProgress.maybe()
+    try:
+        snap = api.calibrate(opts, budget_s=calibrate_seconds, write_probe=write_probe, progress=progress,
+                             started=started)
+    finally:
+        if progress is not None:
+            progress.finish()
+    if save_snapshot:
+        write_output(snap.to_json(), save_snapshot)
+    if fmt == CalibrationFormat.json:
+        from advisor.render.calibration import render_json
+
+        text = render_json(snap)
+    else:
+        from advisor.render.calibration import render_text
+
+        text = render_text(snap)
+    write_output(text, output)
+
+
+def run_progress() -> Any:
+    """For other commands (audit): a progress callback on a terminal, else None."""
+    return TerminalProgress.maybe()

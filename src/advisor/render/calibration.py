@@ -1,0 +1,125 @@
+"""Renderers for `advisor calibrate`: plain text for a terminal and JSON (`advisor.calibration/1`,
+docs/calibration.md). They return strings and never print."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from advisor.collect import calibrate_stats as cs
+from advisor.snapshot import Snapshot
+from advisor.units import format_size
+
+CALIBRATION_SCHEMA = "advisor.calibration/1"
+
+
+def _ms(v: Optional[float]) -> str:
+    if v is None:
+        return "–"
+    return f"{v:.3f} ms" if v < 1 else (f"{v:.2f} ms" if v < 10 else f"{v:.0f} ms")
+
+
+def _mb(v: Optional[float]) -> str:
+    return "–" if v is None else f"{v:,.1f} MB/s"
+
+
+def verdicts(snap: Snapshot) -> dict[str, cs.Verdict]:
+    if snap.calibration is None:
+        return {}
+    kind, link = cs.route_of(snap)
+    return cs.verdicts(snap.calibration, kind, link)
+
+
+def to_dict(snap: Snapshot) -> dict[str, Any]:
+    cal = snap.calibration
+    t = snap.target
+    body: dict[str, Any] = {
+        "schema": CALIBRATION_SCHEMA,
+        "target": {"host": t.host if t.transport == "tcp" else (t.socket or "localhost"), "port": t.port,
+                   "transport": t.transport, "flavor": t.flavor, "version": t.version},
+        "collected_at": snap.collected_at,
+    }
+    if cal is not None:
+        body.update(cal.model_dump())
+    body["verdicts"] = {k: v.to_dict() for k, v in verdicts(snap).items()}
+    return body
+
+
+def render_json(snap: Snapshot) -> str:
+    return json.dumps(to_dict(snap), indent=2) + "\n"
+
+
+def render_text(snap: Snapshot) -> str:
+    cal = snap.calibration
+    t = snap.target
+    where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
+    if cal is None:
+        return f"advisor calibrate — {t.flavor} {t.version} at {where}: calibration did not run.\n"
+    lines = [f"advisor calibrate — {t.flavor} {t.version} at {where} — {cal.duration_s:.1f} s of a "
+             f"{cal.budget_s or 0:g} s budget ({cal.mode}), at most {cal.connections_max or 0} connections", ""]
+    v = verdicts(snap)
+    w = 14
+
+    def row(label: str, text: str) -> None:
+        lines.append(f"{label:<{w}}{text}")
+
+    def verdict(key: str) -> None:
+        if key in v:
+            lines.append(f"{'':<{w}}→ {v[key].code}: {v[key].why}")
+
+    r = cal.rtt_ms
+    if r is not None and r.samples:
+        row("round trips", f"SELECT 1: p50 {_ms(r.p50)}, p99 {_ms(r.p99)} ({r.samples:,} samples)")
+        verdict("rtt")
+    s = cal.stream
+    if s is not None and s.mbytes_per_s is not None:
+        enc = "TLS" if s.tls else "plain"
+        basis = "bytes on the socket (TCP_INFO)" if s.basis == "tcp_info" else "result bytes"
+        row("stream", f"{_mb(s.mbytes_per_s)} over {s.transport} ({enc}), {s.chunks} queries, {s.bytes / 1e6:,.1f} MB "
+                      f"in {s.seconds:.2f} s, counted as {basis}")
+        extra = f"client CPU {100 * (s.client_cpu_fraction or 0):.0f} % of wall time"
+        if s.server_mbytes_per_s is not None:
+            extra += f"; the server generates the rows at {_mb(s.server_mbytes_per_s)}"
+        if s.link_speed_mbps:
+            extra += (f"; link {s.link_speed_mbps:,} Mb/s, payload ceiling {_mb(s.payload_ceiling_mbytes_per_s)} "
+                      f"({100 * (s.line_rate_fraction or 0):.0f} % used)")
+        row("", extra)
+        verdict("stream")
+    sp = cal.sort_probe
+    if sp is not None and sp.ratio is not None:
+        row("sort buffer", f"{format_size(sp.server_value)}: {_ms(sp.server_ms)}, {format_size(sp.small_value)}: "
+                           f"{_ms(sp.small_ms)} → ratio {sp.ratio:.2f} ({sp.samples} runs each, {sp.rows:,} rows)")
+        verdict("sort")
+    tl = cal.tls
+    if tl is not None:
+        if tl.available:
+            row("TLS", f"handshake {_ms(tl.handshake_ms.on)} on / {_ms(tl.handshake_ms.off)} off ({tl.samples} each); "
+                       f"SELECT 1 {_ms(tl.query_ms.on)} / {_ms(tl.query_ms.off)}")
+            ratio = f" (ratio {tl.throughput_ratio:.2f})" if tl.throughput_ratio is not None else ""
+            row("", f"stream {_mb(tl.stream_mbytes_per_s.on)} on / {_mb(tl.stream_mbytes_per_s.off)} off{ratio}; "
+                    f"{tl.tls_version or ''} {tl.tls_cipher or ''}".rstrip())
+        else:
+            side = "TLS" if tl.tls_possible else ("plain" if tl.plain_possible else "neither")
+            row("TLS", f"not compared: {tl.reason}")
+            if side != "neither":
+                on_off = tl.handshake_ms.on if tl.tls_possible else tl.handshake_ms.off
+                row("", f"{side} only: handshake {_ms(on_off)}, stream "
+                        f"{_mb(tl.stream_mbytes_per_s.on if tl.tls_possible else tl.stream_mbytes_per_s.off)}")
+        verdict("tls")
+    f = cal.fsync_ms
+    if f is not None and f.samples:
+        fl = cal.flush
+        where_fs = f" in {fl.path} ({fl.fstype or 'unknown fs'})" if fl else ""
+        row("flush", f"16 KiB write + fdatasync{where_fs}: p50 {_ms(f.p50)}, p99 {_ms(f.p99)} ({f.samples:,} samples)")
+        verdict("flush")
+    c = cal.commit_ms
+    if c is not None and c.samples:
+        wp = cal.write_probe
+        row("commit", f"autocommit INSERT: p50 {_ms(c.p50)}, p99 {_ms(c.p99)} ({c.samples:,} samples)"
+                      + (f"; scratch schema {wp.schema_name} {wp.cleanup}" if wp else ""))
+    if cal.missing:
+        lines.append("")
+        lines.append("not measured:")
+        for m in cal.missing:
+            lines.append(f"  {m.fact}: {m.reason}")
+    return "\n".join(lines).rstrip() + "\n"
