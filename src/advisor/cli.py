@@ -38,11 +38,13 @@ def _root(
 
 from advisor.commands.audit import audit  # noqa: E402
 from advisor.commands.collect import collect  # noqa: E402
+from advisor.commands.fleet import fleet  # noqa: E402
 from advisor.commands.rules_cmd import explain, rules_app  # noqa: E402
 
 app.command("audit")(audit)
 app.command("collect")(collect)
 app.command("explain")(explain)
+app.command("fleet")(fleet)
 app.add_typer(rules_app, name="rules")
 
 
