@@ -302,7 +302,7 @@ def stream_verdict(stream: Any, route_kind: Optional[str], link_mbps: Optional[i
         return Verdict("no_network", f"{mb:.1f} MB/s over {'a unix socket' if route_kind == 'socket' else 'loopback'}: "
                        "no NIC is involved, so this is a client/server ceiling, not a network one")
     if stream.client_cpu_bound:
-        return Verdict("client_bound", f"the client used {100 * (stream.client_cpu_fraction or 0):.0f} % of a CPU "
+        return Verdict("client_bound", f"the client used {100 * (stream.client_cpu_fraction or 0):.0f}% of a CPU "
                        f"while reading {mb:.1f} MB/s; the client, not the network, was the limit")
     if not link_mbps:
         return Verdict("link_unknown", f"{mb:.1f} MB/s; the link speed of the route to the server is unknown, "
@@ -311,16 +311,16 @@ def stream_verdict(stream: Any, route_kind: Optional[str], link_mbps: Optional[i
     frac = mb / ceiling
     head = (stream.server_mbytes_per_s / mb) if stream.server_mbytes_per_s and mb > 0 else None
     if frac >= LINE_RATE_FRACTION:
-        return Verdict("line_rate", f"{mb:.1f} MB/s is {100 * frac:.0f} % of the {link_mbps} Mb/s link's "
+        return Verdict("line_rate", f"{mb:.1f} MB/s is {100 * frac:.0f}% of the {link_mbps} Mb/s link's "
                        f"{ceiling:.1f} MB/s payload ceiling: the link is the ceiling")
     if head is not None and head < SERVER_HEADROOM:
         return Verdict("server_bound", f"{mb:.1f} MB/s, while the server generates the same rows at only "
                        f"{stream.server_mbytes_per_s:.1f} MB/s without sending them: the server limited the probe")
     if frac < PATH_BOTTLENECK_FRACTION and head is not None:
-        return Verdict("path_bottleneck", f"{mb:.1f} MB/s is {100 * frac:.0f} % of the {link_mbps} Mb/s link's "
+        return Verdict("path_bottleneck", f"{mb:.1f} MB/s is {100 * frac:.0f}% of the {link_mbps} Mb/s link's "
                        f"{ceiling:.1f} MB/s payload ceiling with client and server idle enough: a shaper, proxy or "
                        "virtual NIC on the path caps throughput")
-    return Verdict("below_line_rate", f"{mb:.1f} MB/s is {100 * frac:.0f} % of the {link_mbps} Mb/s link's "
+    return Verdict("below_line_rate", f"{mb:.1f} MB/s is {100 * frac:.0f}% of the {link_mbps} Mb/s link's "
                    f"{ceiling:.1f} MB/s payload ceiling")
 
 
@@ -336,7 +336,7 @@ def tls_verdict(tls: Any) -> Verdict:
     parts = []
     costly = False
     if tls.throughput_ratio is not None:
-        parts.append(f"stream {100 * tls.throughput_ratio:.0f} % of plain")
+        parts.append(f"stream {100 * tls.throughput_ratio:.0f}% of plain")
         costly |= tls.throughput_ratio < TLS_THROUGHPUT_COSTLY
     q = tls.query_ms
     if q.on is not None and q.off:

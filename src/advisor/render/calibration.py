@@ -77,12 +77,12 @@ def render_text(snap: Snapshot) -> str:
         basis = "bytes on the socket (TCP_INFO)" if s.basis == "tcp_info" else "result bytes"
         row("stream", f"{_mb(s.mbytes_per_s)} over {s.transport} ({enc}), {s.chunks} queries, {s.bytes / 1e6:,.1f} MB "
                       f"in {s.seconds:.2f} s, counted as {basis}")
-        extra = f"client CPU {100 * (s.client_cpu_fraction or 0):.0f} % of wall time"
+        extra = f"client CPU {100 * (s.client_cpu_fraction or 0):.0f}% of wall time"
         if s.server_mbytes_per_s is not None:
             extra += f"; the server generates the rows at {_mb(s.server_mbytes_per_s)}"
         if s.link_speed_mbps:
             extra += (f"; link {s.link_speed_mbps:,} Mb/s, payload ceiling {_mb(s.payload_ceiling_mbytes_per_s)} "
-                      f"({100 * (s.line_rate_fraction or 0):.0f} % used)")
+                      f"({100 * (s.line_rate_fraction or 0):.0f}% used)")
         row("", extra)
         verdict("stream")
     sp = cal.sort_probe
