@@ -83,6 +83,8 @@ def main(argv: Optional[list[str]] = None) -> None:
             raise
         _fail(f"internal error: {type(e).__name__}: {e}. Tip: this is a bug in advisor; run again with "
               "ADVISOR_DEBUG=1 for the traceback and report it.", 70)
+    if rv == EXIT_INTERRUPTED:  # typer turns KeyboardInterrupt (Ctrl-C, SIGTERM while calibrating) into Exit(130)
+        _fail("interrupted.", EXIT_INTERRUPTED)
     sys.exit(rv if isinstance(rv, int) else 0)
 
 

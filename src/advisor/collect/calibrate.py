@@ -168,6 +168,17 @@ def _close(ctx: _Ctx, conn: Any) -> None:
     ctx.closed()
 
 
+def _abandon(cur: Any, conn: Any) -> None:
+    """Drop an unbuffered result without reading the rest of it (closing the cursor would drain it,
+    which for a large result takes as long as reading it): the connection is closed hard."""
+    res = getattr(cur, "_result", None)
+    if res is not None:
+        res.unbuffered_active = False
+    cur._result = None
+    with contextlib.suppress(Exception):
+        conn._force_close()
+
+
 def _force_close(ctx: _Ctx, conn: Any) -> None:
     with contextlib.suppress(Exception):
         conn._force_close()
@@ -215,8 +226,10 @@ def _stream_chunk(ctx: _Ctx, conn: Any, sql: str, probe: str) -> _Chunk:
             rows += 1
             if rows & 63 == 0:
                 ctx.tick(probe)
-    finally:
-        cur.close()
+    except BaseException:
+        _abandon(cur, conn)  # interrupted or failed mid-result: do not read the rest of it
+        raise
+    cur.close()
     t1, c1 = time.perf_counter(), time.process_time()
     w1 = _tcp_bytes_received(sock)
     wire = (w1 - w0) if (w0 is not None and w1 is not None) else None
@@ -637,21 +650,11 @@ def read_locality(ctx: _Ctx) -> cs.LocalityFacts:
 
 
 def _fstype(path: str) -> Optional[str]:
-    """Filesystem type of the mount holding `path` (longest mount point prefix in /proc/self/mountinfo)."""
-    best, best_len = None, -1
     try:
         text = Path("/proc/self/mountinfo").read_text()
     except OSError:
         return None
-    for line in text.splitlines():
-        left, _, right = line.partition(" - ")
-        parts = left.split()
-        if len(parts) < 5 or not right:
-            continue
-        mp = parts[4].replace("\\040", " ")
-        if (path == mp or path.startswith(mp.rstrip("/") + "/")) and len(mp) > best_len:
-            best, best_len = right.split()[0], len(mp)
-    return best
+    return cs.mount_fstype(text, path)
 
 
 def probe_fsync(ctx: _Ctx, deadline: float) -> None:
