@@ -211,6 +211,7 @@ class _Chunk:
 
 
 def _stream_chunk(ctx: _Ctx, conn: Any, sql: str, probe: str) -> _Chunk:
+    import pymysql
     import pymysql.cursors
 
     check_statement(sql)
@@ -226,8 +227,14 @@ def _stream_chunk(ctx: _Ctx, conn: Any, sql: str, probe: str) -> _Chunk:
             rows += 1
             if rows & 63 == 0:
                 ctx.tick(probe)
+    except pymysql.MySQLError as e:
+        if rows == 0 and not _is_gone(e):  # the server refused the statement: the connection is fine
+            cur.close()
+        else:
+            _abandon(cur, conn)
+        raise
     except BaseException:
-        _abandon(cur, conn)  # interrupted or failed mid-result: do not read the rest of it
+        _abandon(cur, conn)  # interrupted mid-result: do not read the rest of it
         raise
     cur.close()
     t1, c1 = time.perf_counter(), time.process_time()
@@ -420,8 +427,9 @@ def probe_sort(ctx: _Ctx, deadline: float) -> None:
         cur.execute(set_server)
         method, sql, warm = None, "", 0.0
         tried = []
+        trial = cs.SORT_ROWS // 10  # a tenth first: sizes the real query to the server's speed
         for m in chain:
-            q = check_statement(cs.sort_sql(cs.source_for(m, rows), rows))
+            q = check_statement(cs.sort_sql(cs.source_for(m, trial), trial))
             try:
                 warm = timed(q)
             except pymysql.MySQLError as e:
@@ -429,15 +437,15 @@ def probe_sort(ctx: _Ctx, deadline: float) -> None:
                     raise
                 tried.append(f"{m}: {_err_text(e, ctx.ep)}")
                 continue
-            method, sql = m, q
+            method = m
             break
         if method is None:
             raise ProbeSkipped("the sort query failed (" + "; ".join(tried) + ")")
-        # A slow server gets a smaller sort, so that several alternating pairs fit in the share.
-        if warm / 1000.0 > share / 10:
-            rows = max(5000, int(rows * (share / 10) / (warm / 1000.0)))
-            sql = check_statement(cs.sort_sql(cs.source_for(method, rows), rows))
-            timed(sql)
+        # Full size unless that would not leave room for several alternating pairs in the share.
+        per_row = warm / 1000.0 / trial
+        rows = max(trial // 2, min(cs.SORT_ROWS, int(share / 12 / max(per_row, 1e-9))))
+        sql = check_statement(cs.sort_sql(cs.source_for(method, rows), rows))
+        timed(sql)
         cur.execute(set_small)
         timed(sql)  # warm the small-buffer path too
         big: list[float] = []

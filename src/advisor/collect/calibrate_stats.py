@@ -169,10 +169,14 @@ def generate_sql(src: RowSource, rows: int, row_bytes: int = ROW_BYTES) -> str:
 def sort_sql(src: RowSource, rows: int = SORT_ROWS, pad: int = SORT_PAD) -> str:
     """A read-only sort of `rows` generated rows by a computed key (nothing to index), folded to one
     result row. ORDER BY ... LIMIT equal to the row count keeps the sort (a derived table's ORDER BY
-    without LIMIT may be dropped) and rules out the priority-queue shortcut (LIMIT is not small)."""
-    n = src.n_expr
+    without LIMIT may be dropped) and rules out the priority-queue shortcut (LIMIT is not small).
+    Sources larger than `rows` are cut to `rows` first, so exactly `rows` rows are sorted."""
+    if src.needs_limit:
+        from_sql, n = f"(SELECT {src.n_expr} AS n FROM {src.from_sql} LIMIT {int(rows)}) g", "g.n"
+    else:
+        from_sql, n = src.from_sql, src.n_expr
     return (f"{src.prefix}SELECT COUNT(*), SUM(t.k) FROM (SELECT ({n} * 7919) % 1000003 AS k, "
-            f"REPEAT(CHAR(65 + {n} % 26), {int(pad)}) AS p FROM {src.from_sql} ORDER BY k LIMIT {int(rows)}) t")
+            f"REPEAT(CHAR(65 + {n} % 26), {int(pad)}) AS p FROM {from_sql} ORDER BY k LIMIT {int(rows)}) t")
 
 
 # ---------------------------------------------------------------- budget and chunk sizing

@@ -1,0 +1,156 @@
+"""Every row generator's SQL on a real mariadbd, the generator fallback, the sort probe against a
+32 MiB buffer, the flush probe's locality and clean-up, the budget, and light calibration in audit."""
+
+from __future__ import annotations
+
+import glob
+import os
+import time
+
+import pytest
+
+from advisor.collect import calibrate_stats as cs
+from tests.support.cli import run_cli, run_json
+from tests.support.mariadb import RO_PASSWORD, RO_USER
+
+pytestmark = pytest.mark.requires_mariadbd
+
+
+@pytest.mark.parametrize("method", ["sequence", "recursive_cte", "derived_digits"])
+def test_generator_sql_runs_and_yields_what_it_says(mariadb, method):
+    rows = 300
+    src = cs.source_for(method, rows)
+    got = mariadb.query(cs.stream_sql(src, rows))
+    assert len(got) == rows and all(len(r[0]) == cs.ROW_BYTES for r in got)
+    assert len({r[0][:1] for r in got}) == 26  # the value depends on the row: every letter appears
+    (total,), = mariadb.query(cs.generate_sql(src, rows))
+    assert int(total) == rows * cs.ROW_BYTES
+    n = 20000
+    (count, keys), = mariadb.query(cs.sort_sql(cs.source_for(method, n), n))
+    assert count == n and keys > 0
+
+
+def test_sequence_needs_select_on_mysql_so_ro_user_falls_back(mariadb):
+    code, cal, err = run_json("calibrate", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", RO_USER,
+                              "--password", RO_PASSWORD, "--no-defaults", "--format", "json", "--calibrate-seconds", "3",
+                              timeout=60)
+    assert code == 0, err
+    assert RO_PASSWORD not in err
+    assert cal["stream"]["method"] == "recursive_cte" and cal["stream"]["mbytes_per_s"] > 0
+    assert cal["sort_probe"]["method"] == "recursive_cte" and cal["sort_probe"]["ratio"] > 0
+    # the RO user cannot read /proc of the server? it is the same OS user here: locality is decided by files
+    assert cal["local"] is True
+
+
+def test_sort_probe_measures_a_32m_buffer_against_256k(mariadb_factory):
+    db = mariadb_factory(options={"sort-buffer-size": "32M"})
+    code, cal, err = run_json("calibrate", "--host", "127.0.0.1", "--port", str(db.port), "--user", "root",
+                              "--no-defaults", "--format", "json", "--calibrate-seconds", "5", timeout=60)
+    assert code == 0, err
+    sp = cal["sort_probe"]
+    print(f"\nsort 32M vs 256K: {sp['server_ms']} ms vs {sp['small_ms']} ms, ratio {sp['ratio']}, {sp['samples']} pairs")
+    assert sp["server_value"] == 32 << 20 and sp["small_value"] == 262144 and sp["rows"] == cs.SORT_ROWS
+    assert sp["samples"] >= 3 and sp["server_ms"] > 0 and sp["small_ms"] > 0
+    assert sp["ratio"] == pytest.approx(sp["server_ms"] / sp["small_ms"], rel=1e-3)
+    # the session value is back to the global one after the probe: nothing else changed either
+    (g,), = db.query("SELECT @@GLOBAL.sort_buffer_size")
+    assert g == 32 << 20
+
+
+def test_default_sort_buffer_at_256k_is_skipped_with_reason(mariadb_factory):
+    db = mariadb_factory(options={"sort-buffer-size": "256K"})
+    code, cal, err = run_json("calibrate", "--host", "127.0.0.1", "--port", str(db.port), "--user", "root",
+                              "--no-defaults", "--format", "json", "--calibrate-seconds", "2", timeout=60)
+    assert code == 0, err
+    assert cal["sort_probe"] is None
+    assert any(m["fact"] == "calibration.sort_probe" and "nothing to compare" in m["reason"] for m in cal["missing"])
+
+
+def test_flush_probe_local_and_its_temp_file_removed(mariadb):
+    parent = str(mariadb.datadir.parent)
+    code, cal, err = run_json("calibrate", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "root",
+                              "--no-defaults", "--format", "json", "--calibrate-seconds", "3", timeout=60)
+    assert code == 0, err
+    assert cal["local"] is True and f"pid {mariadb.pid}" in cal["local_reason"]
+    f = cal["fsync_ms"]
+    print(f"\nflush: p50 {f['p50']} ms, p99 {f['p99']} ms, {f['samples']} samples, {cal['flush']}")
+    assert f["samples"] > 10 and 0 < f["p50"] <= f["p99"]
+    assert cal["flush"]["path"] == parent and cal["flush"]["write_bytes"] == 16384
+    assert cal["flush"]["flush_class"] in ("memory", "plp_like", "intermediate", "client_nvme_like", "slow")
+    assert glob.glob(os.path.join(parent, ".advisor-fsync-*")) == []
+    assert not any(n.startswith(".advisor") for n in os.listdir(mariadb.datadir))
+
+
+def test_flush_probe_interrupted_removes_its_temp_file(mariadb):
+    """SIGINT while the flush probe writes: the temp file is gone afterwards."""
+    import signal
+    import subprocess
+    import sys
+
+    parent = str(mariadb.datadir.parent)
+    env = dict(os.environ, HOME="/nonexistent-advisor-home")
+    proc = subprocess.Popen([sys.executable, "-m", "advisor", "calibrate", "--host", "127.0.0.1", "--port",
+                             str(mariadb.port), "--user", "root", "--no-defaults", "--calibrate-seconds", "20"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and proc.poll() is None:
+            if glob.glob(os.path.join(parent, ".advisor-fsync-*")):
+                break
+            time.sleep(0.01)
+        assert glob.glob(os.path.join(parent, ".advisor-fsync-*")), "the flush probe never started"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and err.strip() == "advisor: error: interrupted.", err
+    assert glob.glob(os.path.join(parent, ".advisor-fsync-*")) == []
+
+
+def test_remote_looking_server_is_not_local(mariadb, tmp_path, monkeypatch):
+    """Locality is decided from what the server reports; a datadir path that does not exist here, or a
+    pid file naming another process, makes the flush probe stand down."""
+    from advisor.collect.calibrate import _Ctx, read_locality
+    from advisor.collect.connection import ConnectionOptions, resolve
+    from advisor.api import collect
+    from advisor.snapshot import Calibration
+
+    opts = ConnectionOptions(host="127.0.0.1", port=mariadb.port, user="root", no_defaults=True)
+    snap = collect(opts)
+    ctx = _Ctx(ep=resolve(opts), snap=snap, cal=Calibration(), progress=None, started=0.0, budget=1.0)
+    local, why = cs.decide_locality(read_locality(ctx))
+    assert local, why
+    snap.server.variables["datadir"] = str(tmp_path / "not-here") + "/"
+    local, why = cs.decide_locality(read_locality(ctx))
+    assert not local and "does not exist on this machine" in why
+    snap.server.variables["datadir"] = str(tmp_path) + "/"
+    local, why = cs.decide_locality(read_locality(ctx))
+    assert not local and "not in the datadir" in why  # mariadbd's working directory is its real datadir
+
+
+def test_budget_is_kept(mariadb):
+    for budget in (2, 4):
+        t = time.monotonic()
+        code, cal, err = run_json("calibrate", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "root",
+                                  "--no-defaults", "--format", "json", "--calibrate-seconds", str(budget), timeout=60)
+        wall = time.monotonic() - t
+        print(f"\nbudget {budget} s: calibration {cal['duration_s']} s, command {wall:.2f} s")
+        assert code == 0, err
+        assert cal["budget_s"] == budget and cal["duration_s"] <= budget
+        assert wall <= budget + 1.0
+        assert cal["connections_max"] <= 2
+
+
+def test_production_audit_runs_light_calibration_only(mariadb):
+    t = time.monotonic()
+    code, report, err = run_json("audit", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "root",
+                                 "--no-defaults", "--format", "json")
+    wall = time.monotonic() - t
+    assert code == 0, err
+    assert any(n.startswith("calibration (light) ran") for n in report["notes"]), report["notes"]
+    assert wall < 3.0
+    p = run_cli("audit", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "root", "--no-defaults",
+                "--no-calibrate", "--format", "json")
+    assert p.returncode == 0 and "calibration (" not in p.stdout
