@@ -573,28 +573,51 @@ def probe_tls(ctx: _Ctx, deadline: float) -> None:
             hs[m].append(ms)
             _close(ctx, conn)
         ctx.tick("TLS")
-    # 2. small queries and streams per connection, alternating plain / TLS twice
+    # 2. small queries and streams, interleaved query by query and chunk by chunk on one plain and one
+    #    TLS connection, so that load changes on the machine hit both sides alike. The main connection
+    #    serves as the side its own encryption matches; the other is the one probe connection.
     q: dict[bool, list[float]] = {False: [], True: []}
-    chunks: dict[bool, list[list[_Chunk]]] = {False: [], True: []}
-    rounds = [m for _ in range(2) for m in modes]
-    rows_start = 8
-    for i, m in enumerate(rounds):
-        left = deadline - time.monotonic()
-        if left < 0.1:
-            break
-        slot = left / (len(rounds) - i)
-        conn, _ = _probe_connect(ctx, kws[m], m)
-        try:
-            q[m] += _query_samples(ctx, conn, time.monotonic() + slot * 0.3, 300, "TLS")[1:]
-            method = ctx.generator
-            if method is None:
-                method, first = _pick_generator(ctx, conn, "TLS")
-            got = _stream_loop(ctx, conn, method, time.monotonic() + slot * 0.7 - 0.01, rows_start, "TLS")
-            if got:
-                chunks[m].append(got)
-                rows_start = max(8, got[-1].rows // 4)
-        finally:
-            _close(ctx, conn)
+    chunks: dict[bool, list[_Chunk]] = {False: [], True: []}
+    main_tls = bool(_is_tls(getattr(ctx.conn, "_sock", None)))
+    conns: dict[bool, Any] = {}
+    opened: list[Any] = []
+    try:
+        for m in modes:
+            if m == main_tls:
+                conns[m] = ctx.conn
+            else:
+                conns[m], _ = _probe_connect(ctx, kws[m], m)
+                opened.append(conns[m])
+        now = time.monotonic()
+        q_deadline = now + (deadline - now) * 0.3
+        curs = {m: conns[m].cursor() for m in modes}
+        sql = check_statement("SELECT 1")
+        while time.monotonic() < q_deadline and min(len(q[m]) for m in modes) < 1000:
+            for m in modes:
+                t = time.perf_counter()
+                curs[m].execute(sql)
+                curs[m].fetchall()
+                q[m].append((time.perf_counter() - t) * 1000.0)
+            ctx.tick("TLS")
+        for c in curs.values():
+            c.close()
+        for m in modes:
+            q[m] = q[m][1:] if len(q[m]) > 1 else q[m]
+        method = ctx.generator
+        if method is None:
+            method, _ = _pick_generator(ctx, conns[modes[0]], "TLS")
+        limit = cs.max_rows(method)
+        rows = {m: 8 for m in modes}
+        stop = deadline - 0.01
+        while time.monotonic() < stop and all(rows[m] > 0 for m in modes):
+            for m in modes:
+                c = _stream_chunk(ctx, conns[m], cs.stream_sql(cs.source_for(method, rows[m]), rows[m]), "TLS")
+                chunks[m].append(c)
+                # each side aims at half the time left, so a pair of chunks fits
+                rows[m] = cs.next_chunk_rows(c.rows, c.seconds, c.payload, (stop - time.monotonic()) / 2, limit=limit)
+    finally:
+        for c in opened:
+            _close(ctx, c)
 
     def hs_p50(m: bool) -> Optional[float]:
         vals = hs[m][1:] if len(hs[m]) > 1 else hs[m]
@@ -602,12 +625,8 @@ def probe_tls(ctx: _Ctx, deadline: float) -> None:
         return None if v is None else round(v, 4)
 
     def stream_mb(m: bool) -> Optional[float]:
-        b = s = 0.0
-        for per_conn in chunks[m]:
-            rate, used, bb, ss, _, _ = _rate(per_conn)
-            b += bb
-            s += ss
-        return round(b / s / 1e6, 3) if s > 0 else None
+        rate = _rate(chunks[m])[0]
+        return None if rate is None else round(rate / 1e6, 3)
 
     def q_p50(m: bool) -> Optional[float]:
         v = cs.median(q[m])
@@ -621,7 +640,7 @@ def probe_tls(ctx: _Ctx, deadline: float) -> None:
                                       off=stream_mb(False) if errs[False] is None else None)
     probe.samples = min(len(hs[m]) for m in modes)
     probe.query_samples = min(len(q[m]) for m in modes)
-    probe.stream_samples = min(sum(len(c) for c in chunks[m]) for m in modes)
+    probe.stream_samples = min(len(chunks[m]) for m in modes)
     if probe.available and probe.stream_mbytes_per_s.on and probe.stream_mbytes_per_s.off:
         probe.throughput_ratio = round(probe.stream_mbytes_per_s.on / probe.stream_mbytes_per_s.off, 4)
 
