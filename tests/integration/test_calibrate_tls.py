@@ -18,7 +18,8 @@ def calibrate(db, *extra: str) -> dict:
 
 def test_tls_and_plain_both_measured(mariadb_factory, tls_certs):
     db = mariadb_factory(tls=tls_certs)
-    tls = calibrate(db)["tls"]
+    cal = calibrate(db)
+    tls = cal["tls"]
     print(f"\nTLS: handshake {tls['handshake_ms']} ms, SELECT 1 {tls['query_ms']} ms, "
           f"stream {tls['stream_mbytes_per_s']} MB/s, ratio {tls['throughput_ratio']}, {tls['tls_version']}")
     assert tls["available"] is True and tls["reason"] == ""
@@ -29,6 +30,7 @@ def test_tls_and_plain_both_measured(mariadb_factory, tls_certs):
     assert tls["throughput_ratio"] == pytest.approx(tls["stream_mbytes_per_s"]["on"] / tls["stream_mbytes_per_s"]["off"],
                                                     rel=1e-3)
     assert tls["samples"] >= 3 and tls["query_samples"] >= 10 and tls["stream_samples"] >= 2
+    assert cal["connections_max"] == 2  # the main connection plus one probe connection, never more
     # a full TLS handshake (key exchange, certificate) costs more than a plain one on loopback
     assert tls["handshake_ms"]["on"] > tls["handshake_ms"]["off"]
 

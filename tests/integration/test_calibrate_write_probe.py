@@ -26,6 +26,7 @@ def user_checksums(db) -> dict[str, int]:
     for schema, table in rows:
         (_, checksum), = db.query(f"CHECKSUM TABLE `{schema}`.`{table}` EXTENDED")
         out[f"{schema}.{table}"] = checksum
+    assert all(v is not None for v in out.values()), out
     return out
 
 
@@ -40,9 +41,11 @@ def shop(mariadb_factory):
     db = mariadb_factory(general_log=True)
     db.query("CREATE DATABASE shop")
     db.query("CREATE TABLE shop.orders (id INT PRIMARY KEY, amount DECIMAL(10,2), note VARCHAR(64)) ENGINE=InnoDB")
-    db.query("INSERT INTO shop.orders SELECT seq, seq * 1.25, CONCAT('order ', seq) FROM shop.seq_1_to_5000")
+    db.query("INSERT INTO shop.orders SELECT seq, seq * 1.25, CONCAT('order ', seq) FROM shop.seq_1_to_5000",
+             autocommit=True)
     db.query("CREATE TABLE shop.audit_log (id INT PRIMARY KEY, line TEXT) ENGINE=Aria")
-    db.query("INSERT INTO shop.audit_log SELECT seq, REPEAT('x', seq % 100) FROM shop.seq_1_to_500")
+    db.query("INSERT INTO shop.audit_log SELECT seq, REPEAT('x', seq % 100) FROM shop.seq_1_to_500", autocommit=True)
+    assert db.query("SELECT COUNT(*) FROM shop.orders") == ((5000,),)
     return db
 
 
@@ -123,3 +126,24 @@ def test_signal_mid_inserts_leaves_no_schema_and_no_change(shop, sig):
     assert len(insert_threads) == 1 and drops
     assert all(d.thread_id not in insert_threads for d in drops)
     assert any(e.command == "Query" and e.argument == f"KILL CONNECTION {next(iter(insert_threads))}" for e in log)
+
+
+def test_refuses_a_scratch_name_that_already_exists(shop, monkeypatch):
+    """Should the random name collide with an existing schema, the probe leaves it alone."""
+    from advisor import api
+    from advisor.collect import calibrate as cal_mod
+    from advisor.collect.connection import ConnectionOptions
+
+    shop.query("CREATE DATABASE advisor_probe_deadbeef")
+    shop.query("CREATE TABLE advisor_probe_deadbeef.keep (id INT PRIMARY KEY) ENGINE=InnoDB")
+    shop.query("INSERT INTO advisor_probe_deadbeef.keep VALUES (7)", autocommit=True)
+    before = user_checksums(shop)
+    monkeypatch.setattr(cal_mod.secrets, "token_hex", lambda n=None: "deadbeef")
+    snap = api.calibrate(ConnectionOptions(host="127.0.0.1", port=shop.port, user="root", no_defaults=True),
+                         budget_s=3.0, write_probe=True)
+    cal = snap.calibration
+    assert cal.commit_ms is None and cal.write_probe is None
+    reason = next(m.reason for m in cal.missing if m.fact == "calibration.commit_ms")
+    assert "advisor_probe_deadbeef already exists" in reason
+    assert shop.query("SELECT id FROM advisor_probe_deadbeef.keep") == ((7,),)
+    assert user_checksums(shop) == before

@@ -842,6 +842,8 @@ PROBES: dict[str, Callable[[_Ctx, float], None]] = {
     "rtt": probe_rtt, "stream": probe_stream, "sort": probe_sort, "tls": probe_tls, "fsync": probe_fsync,
     "commit": probe_commit,
 }
+LABEL = {"rtt": "round trips", "stream": "stream", "sort": "sort buffer", "tls": "TLS", "fsync": "flush",
+         "commit": "commit"}
 FACT = {"rtt": "calibration.rtt_ms", "stream": "calibration.stream", "sort": "calibration.sort_probe",
         "tls": "calibration.tls", "fsync": "calibration.fsync_ms", "commit": "calibration.commit_ms"}
 
@@ -879,7 +881,7 @@ def run_calibration(snap: Snapshot, ep: Endpoint, mode: str = "full", budget_s: 
                 now = time.monotonic()
                 share = cs.probe_share(end - now, cs.WEIGHTS[name], [cs.WEIGHTS[n] for n in names[i:]])
                 if progress:
-                    progress(name, now - started, budget)
+                    progress(LABEL[name], now - started, budget)
                 try:
                     if share <= 0.02:
                         raise ProbeSkipped("the calibration budget was used up before this probe")

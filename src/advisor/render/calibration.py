@@ -56,7 +56,8 @@ def render_text(snap: Snapshot) -> str:
     if cal is None:
         return f"advisor calibrate — {t.flavor} {t.version} at {where}: calibration did not run.\n"
     lines = [f"advisor calibrate — {t.flavor} {t.version} at {where} — {cal.duration_s:.1f} s of a "
-             f"{cal.budget_s or 0:g} s budget ({cal.mode}), at most {cal.connections_max or 0} connections", ""]
+             f"{cal.budget_s or 0:g} s budget ({cal.mode}), at most {cal.connections_max or 0} "
+             f"connection{'' if cal.connections_max == 1 else 's'} open", ""]
     v = verdicts(snap)
     w = 14
 
