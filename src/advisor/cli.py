@@ -37,6 +37,7 @@ def _root(
 
 
 from advisor.commands.audit import audit  # noqa: E402
+from advisor.commands.checklist import checklist  # noqa: E402
 from advisor.commands.collect import collect  # noqa: E402
 from advisor.commands.rules_cmd import explain, rules_app  # noqa: E402
 
@@ -44,6 +45,7 @@ app.command("audit")(audit)
 app.command("collect")(collect)
 app.command("explain")(explain)
 app.add_typer(rules_app, name="rules")
+app.command("checklist")(checklist)
 
 
 def main(argv: Optional[list[str]] = None) -> None:
