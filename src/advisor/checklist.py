@@ -42,14 +42,13 @@ PHASE_TITLES = {"environment": "Environment (hosts, OS, network)", "server": "Se
                 "data": "Data", "run": "The run"}
 STATUSES: tuple[Status, ...] = ("pass", "fail", "unknown", "manual")
 
-# Rule category -> phase. Categories not listed fall back on keywords (see phase_for_category).
+# Rule category (advisor.rules.schema.CATEGORIES) -> phase. A category added later falls back on
+# keywords, then on "server" (see phase_for_category), so its rules still appear.
 PHASE_BY_CATEGORY: dict[str, Phase] = {
-    "network": "environment", "nic": "environment", "storage": "environment", "disk": "environment",
-    "os": "environment", "kernel": "environment", "host": "environment", "cpu": "environment",
-    "numa": "environment", "memory": "server", "redo": "server", "tls": "server", "durability": "server",
-    "innodb": "server", "connections": "server", "buffers": "server", "binlog": "server", "cache": "server",
-    "tidb": "server", "data": "data", "statistics": "data", "schema": "data", "benchmark": "run",
-    "methodology": "run", "client": "run", "workload": "run",
+    "network": "environment", "storage": "environment", "os": "environment",
+    "tls": "server", "memory": "server", "redo": "server", "flushing": "server", "durability": "server",
+    "concurrency": "server", "version": "server", "tidb": "server",
+    "benchmark": "run",
 }
 _ENV_WORDS = ("net", "nic", "os", "kernel", "host", "disk", "stor", "cpu", "numa", "thp", "swap", "governor", "fs")
 _DATA_WORDS = ("data", "stat", "schema", "table")
@@ -298,6 +297,7 @@ def manual_items(view: "FactView", cmd: Optional["SysbenchCommand"], local: Opti
         command=analyze))
 
     writes = cmd.writes if cmd is not None else None
+    backup, restore = _backup_restore(view)
     if cmd is not None and command == "prepare":
         items.append(Item(
             id="restore-data-between-runs", phase="data", status="manual",
@@ -305,8 +305,8 @@ def manual_items(view: "FactView", cmd: Optional["SysbenchCommand"], local: Opti
             evidence="Runs that write (read_write, write_only, update, insert, delete) change the data and "
                      "fragment the indexes, so the second run starts from a different state than the first.",
             fix="Take a copy right after prepare (and ANALYZE); before every run stop the server, copy it back and "
-                "start the server again, as PingCAP's v5.2.0 report does after each workload.",
-            command="systemctl stop mariadb  # or mysqld; then copy the datadir aside (or take a filesystem snapshot)"))
+                f"start the server again, as PingCAP's v5.2.0 report does after each workload: `{restore}`.",
+            command=backup))
     elif writes is False:
         items.append(Item(
             id="restore-data-between-runs", phase="data", status="pass",
@@ -318,7 +318,7 @@ def manual_items(view: "FactView", cmd: Optional["SysbenchCommand"], local: Opti
             redo = (f"{_with_command(cmd, 'cleanup')} && {_with_command(cmd, 'prepare')}")
             what = f"the workload ({cmd.test}) updates, deletes or inserts rows"
         else:
-            redo = "restore the copy taken after loading (stop the server, copy the datadir back, start it)"
+            redo = restore
             what = ("the workload may write" if cmd is None or cmd.test is None else f"the workload ({cmd.test}) may write")
         items.append(Item(
             id="restore-data-between-runs", phase="data", status="manual",
@@ -326,8 +326,8 @@ def manual_items(view: "FactView", cmd: Optional["SysbenchCommand"], local: Opti
             evidence=f"{what[0].upper() + what[1:]}, so each run would start from data the previous run changed; "
                      "a snapshot cannot tell whether the data was restored.",
             fix="Before every run restore the data taken right after prepare (stop the server, copy the datadir "
-                "back, start it; PingCAP restores after each workload), or drop and prepare again, then ANALYZE "
-                "and warm up the same way.",
+                f"back, start it: `{restore}`; PingCAP restores after each workload), or drop and prepare again, "
+                "then ANALYZE and warm up the same way.",
             command=redo))
 
     # run: warm-up (when sysbench does not do it itself)
@@ -340,6 +340,22 @@ def manual_items(view: "FactView", cmd: Optional["SysbenchCommand"], local: Opti
                 "way every time; sysbench 1.1 has --warmup-time=N.",
             command=f"{client} {args} -e \"SELECT COUNT(pad) FROM {schema}.sbtest1 USE INDEX (k_1)\"  # per table"))
     return items
+
+
+def _backup_restore(view: "FactView") -> tuple[str, str]:
+    """Shell commands that copy the datadir aside after prepare, and back before a run."""
+    from advisor.rules.facts import Unknown
+
+    t = view.snapshot.target
+    if t.flavor == "tidb":
+        return ("tiup cluster stop CLUSTER && cp -a <each TiKV data dir> /backup/after-prepare/ && tiup cluster start CLUSTER",
+                "tiup cluster stop CLUSTER && cp -a /backup/after-prepare/. <each TiKV data dir> && tiup cluster start CLUSTER")
+    d = view.get("var.datadir")
+    datadir = "/var/lib/mysql" if isinstance(d, Unknown) else str(d).rstrip("/")
+    svc = "mariadb" if t.flavor == "mariadb" else "mysql"
+    q = shlex.quote(datadir + "/")
+    return (f"systemctl stop {svc} && rsync -a --delete {q} /backup/after-prepare/ && systemctl start {svc}",
+            f"systemctl stop {svc} && rsync -a --delete /backup/after-prepare/ {q} && systemctl start {svc}")
 
 
 def _recorded_config(view: "FactView") -> list[str]:
@@ -381,6 +397,7 @@ def build(snapshot: Snapshot, report: "Report", rules: Iterable["Rule"], cmd: Op
           local: Optional["LocalSysbench"] = None, source: str = "live") -> Checklist:
     """Pure: the checklist for a snapshot, its benchmark-purpose audit, and optionally a sysbench command
     and what sysbench on this machine is."""
+    import advisor.rules.derived  # noqa: F401  (registers the derived facts the items read)
     from advisor.rules.facts import FactView
     from advisor.sysbench import sysbench_items
 

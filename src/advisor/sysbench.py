@@ -65,9 +65,12 @@ class OptSpec:
         return is_secret_name(self.name)
 
 
+_SECRET_NAME = re.compile(r"pass|pa?s+w|pwd|secret|token|credential", re.IGNORECASE)
+
+
 def is_secret_name(name: str) -> bool:
-    n = name.lower()
-    return "password" in n or "passwd" in n or n.endswith("pwd") or n.endswith("-pass") or n.endswith("_pass")
+    """Names whose value is never shown: passwords and their misspellings (--mysql-pasword), tokens."""
+    return bool(_SECRET_NAME.search(name))
 
 
 def _o(name: str, type_: OptType, default: Any = None, eras: tuple[Era, ...] = BOTH, scope: str = "general",
@@ -458,10 +461,49 @@ def _parse_config(text: str) -> tuple[list[tuple[str, str]], list[str]]:
     return pairs, ignored
 
 
+def _secret_values(tokens: list[str], config_text: Optional[str]) -> list[str]:
+    """Every value that may be a password: of secret-named options (either form), env assignments and
+    config lines. Used to scrub error messages as a last line of defence."""
+    out: list[str] = []
+    for i, tok in enumerate(tokens):
+        m = re.match(r"^-{0,2}([A-Za-z0-9_.-]+)(=?)(.*)$", tok, re.S)
+        if not m or not is_secret_name(m.group(1)):
+            continue
+        if m.group(2):
+            out.append(m.group(3))
+        elif tok.startswith("--") and i + 1 < len(tokens) and not tokens[i + 1].startswith("--"):
+            out.append(tokens[i + 1])
+    for line in (config_text or "").splitlines():
+        name, eq, value = line.strip().partition("=")
+        if eq and is_secret_name(name):
+            out.append(value.strip())
+    return sorted({v for v in out if v and v != MASK}, key=len, reverse=True)
+
+
+def _scrub(text: Optional[str], secrets: list[str]) -> Optional[str]:
+    if text is None:
+        return None
+    for v in secrets:
+        text = text.replace(v, MASK)
+    return text
+
+
 def parse_command(text: str, config_text: Optional[str] = None, config_problem: Optional[str] = None) -> SysbenchCommand:
     """Parse a sysbench command line. `config_text` is the content of its --config-file when the caller
     could read it (else `config_problem` says why not). Raises UsageError (exit 2) for what sysbench
-    would reject or misread badly enough that the checklist would be about the wrong run."""
+    would reject or misread badly enough that the checklist would be about the wrong run. No password
+    reaches the result or an error message."""
+    try:
+        return _parse_command(text, config_text, config_problem)
+    except UsageError as e:
+        try:
+            secrets = _secret_values(_tokenize(text), config_text)
+        except UsageError:
+            secrets = []
+        raise UsageError(_scrub(e.message, secrets) or "", _scrub(e.tip, secrets)) from None
+
+
+def _parse_command(text: str, config_text: Optional[str], config_problem: Optional[str]) -> SysbenchCommand:
     if not text or not text.strip():
         raise _err("the command is empty.", "pass the whole command, e.g. --sysbench \"sysbench oltp_read_write --threads=16 run\".")
     tokens = _tokenize(text)
@@ -505,7 +547,7 @@ def parse_command(text: str, config_text: Optional[str] = None, config_problem: 
                 continue
             if not eq:
                 nxt = args[i + 1] if i + 1 < len(args) else None
-                takes_value = spec is not None and spec.type not in ("bool", "ssl")
+                takes_value = (spec is not None and spec.type not in ("bool", "ssl")) or (spec is None and secret)
                 bool_word = spec is not None and spec.type in ("bool", "ssl") and nxt is not None and (
                     nxt in _BOOL_VALUES or nxt.lower() in SSL_MODES_11)
                 if (takes_value or bool_word) and nxt is not None and not nxt.startswith("--"):
@@ -581,6 +623,10 @@ def parse_command(text: str, config_text: Optional[str] = None, config_problem: 
     else:
         if kind == "builtin":
             allowed = BUILTIN_COMMANDS[test]  # type: ignore[index]
+        elif kind == "lua" and test == "oltp_common":
+            # oltp_common.lua defines prepare/prewarm/cleanup for the others; `run` fails in its init()
+            # ("this script is meant to be included by other OLTP scripts", sysbench 1.0.20)
+            allowed = ("prepare", "prewarm", "warmup", "cleanup", "help")
         elif kind == "lua":
             allowed = OLTP_COMMANDS_10 + OLTP_COMMANDS_11 if LUA_SCRIPTS[test][0] else ("prepare", "run", "cleanup", "help")  # type: ignore[index]
         else:
@@ -618,12 +664,12 @@ def parse_command(text: str, config_text: Optional[str] = None, config_problem: 
         if spec is None:
             if kind == "lua" and canon in ALL_OPTIONS:
                 owner = ALL_OPTIONS[canon].scope
-                raise _err(f"{written}: {test} has no option --{canon} (it is an option of {owner}); sysbench "
+                raise _err(f"--{name}: {test} has no option --{canon} (it is an option of {owner}); sysbench "
                            "stops with \"invalid option\".", f"`sysbench {test} help` lists the options.")
             if not lenient:
                 cands = sorted(known)
-                raise _err(f"{written}: sysbench has no option --{name}; it stops with \"invalid option: "
-                           f"{written}\".{_suggest(canon, cands)}",
+                raise _err(f"--{name}: sysbench has no option --{name}; it stops with \"invalid option\"."
+                           f"{_suggest(canon, cands)}",
                            f"`sysbench {test} help` lists the options; names are case-sensitive.")
             value: Value = MASK if is_secret_name(name) else raw
             cmd.options[canon] = Option(canon, written, None if is_secret_name(name) else raw, value,
@@ -853,6 +899,7 @@ def tls_check_howto(view: Any) -> str:
 def sysbench_items(cmd: SysbenchCommand, view: Any, local: Optional[LocalSysbench]) -> list[Any]:
     """Checklist items for a sysbench command against the snapshot in `view` (a FactView, purpose
     benchmark). Pure: `local` is what read_local_sysbench found."""
+    import advisor.rules.derived  # noqa: F401  (registers the derived facts read below)
     from advisor.checklist import _era
 
     era, era_why = _era(cmd, local)
@@ -1235,7 +1282,7 @@ def _check_tls(cmd: SysbenchCommand, view: Any, local: Optional[LocalSysbench], 
     return _item(id="sysbench-tls", phase="run", status="fail", title=title,
                  evidence=f"{where}: sysbench 1.0.x sets no SSL mode with {said}, and {lib} "
                           f"{libv or '(≥ 5.7.11 assumed)'} then defaults to PREFERRED, so every sysbench connection "
-                          "negotiates TLS with this server without anyone having asked for it (KNOWLEDGE §1.3).",
+                          "negotiates TLS with this server without anyone having asked for it (docs/checklist.md, TLS).",
                  fix=fix_off, facts=facts)
 
 
