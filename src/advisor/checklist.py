@@ -369,7 +369,9 @@ def _recorded_config(view: "FactView") -> list[str]:
         v = view.get(f"var.{name}")
         if isinstance(v, Unknown):
             continue
-        if name.endswith("_size") and str(v).isdigit():
+        if str(v) == "":
+            out.append(f"{name}=(empty)")
+        elif name.endswith("_size") and str(v).isdigit():
             out.append(f"{name}={format_size(int(v))}")
         else:
             out.append(f"{name}={v}")

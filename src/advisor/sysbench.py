@@ -808,7 +808,7 @@ def read_local_sysbench(program: Optional[str] = None, timeout: float = 5.0) -> 
         reasons.append(f"`ldd {path}` failed: {e}")
     if lib_path:
         try:
-            out = subprocess.run([sys.executable, "-c", _CLIENT_INFO, lib_path], capture_output=True, text=True,
+            out = subprocess.run([sys.executable, "-S", "-I", "-c", _CLIENT_INFO, lib_path], capture_output=True, text=True,
                                  timeout=timeout)
             v = out.stdout.strip()
             if out.returncode == 0 and re.match(r"\d+\.\d+", v):
@@ -1218,7 +1218,7 @@ def _check_tls(cmd: SysbenchCommand, view: Any, local: Optional[LocalSysbench], 
                  "working directory." if ssl_v == "on" else "")
         return _item(id="sysbench-tls", phase="run", status="pass", title=title,
                      evidence=f"{ssl.written} asks for TLS and the server offers it: the run is encrypted by choice; "  # type: ignore[union-attr]
-                              "state it in the report (on this project's 2-core VM TLS cost 28–33 % of point-select "
+                              "state it in the report (on this project's 2-core VM TLS cost 28–33% of point-select "
                               "and read-only throughput, docs/checklist.md)." + extra, fix=howto, facts=facts)
     if not offers:
         return _item(id="sysbench-tls", phase="run", status="pass", title=title,
@@ -1331,8 +1331,9 @@ def _check_dataset(cmd: SysbenchCommand, view: Any, era: Optional[str], era_why:
     rand = cmd.get("rand-type", era)
     hot = ""
     if rand == "special":
-        hot = (" With --rand-type=special (the 1.0.x default) 75 % of the accesses go to 1 % of the rows, so the hit "
-               "rate is higher than the sizes suggest, but every miss is still a disk read.")
+        hot = (" With --rand-type=special" + ("" if cmd.given("rand-type") else " (the 1.0.x default)") +
+               " 75% of the accesses go to 1% of the rows, so the hit rate is higher than the sizes suggest, but "
+               "every miss is still a disk read.")
     elif rand == "uniform":
         hot = " With --rand-type=uniform every row is equally likely, so the hit rate is about the cached share."
     mem = view.get("derived.memory_limit_bytes")
@@ -1340,7 +1341,7 @@ def _check_dataset(cmd: SysbenchCommand, view: Any, era: Optional[str], era_why:
         ratio = est / bp
         fit_rows = int(bp * 0.8 / (int(tables) * per_row))  # type: ignore[arg-type]
         target_bp = -(-int(est * 1.1) // (1 << 30)) * (1 << 30)
-        mem_txt = (f" (this host has {_size(mem)} of memory for the server; keep the buffer pool within about 75–80 % "
+        mem_txt = (f" (this host has {_size(mem)} of memory for the server; keep the buffer pool within about 75–80% "
                    "of it)" if not isinstance(mem, Unknown) else "")
         size_txt = (f", or use --table-size={_fmt_int(fit_rows).replace(',', '')} or less to stay in memory with "
                     f"{_size(bp)}" if fit_rows >= 1 else "")
@@ -1355,7 +1356,7 @@ def _check_dataset(cmd: SysbenchCommand, view: Any, era: Optional[str], era_why:
                          "pool the same for every run.", facts=facts)
     return _item(id="sysbench-dataset", phase="data", status="pass", title=title,
                  evidence=f"{shape} fits in innodb_buffer_pool_size {_size(bp)} ({est / bp:.0%} of it): the run is "
-                          f"in-memory once the buffer pool is warm.{hot}", facts=facts)
+                          "in-memory once the buffer pool is warm.", facts=facts)
 
 
 def _check_prepared(cmd: SysbenchCommand, view: Any) -> Any:
@@ -1402,7 +1403,7 @@ def _check_rand_type(cmd: SysbenchCommand, era: Optional[str], era_why: str) -> 
         if isinstance(opt.value, Unresolved):
             return _item(id="sysbench-rand-type", phase="run", status="unknown", title=title,
                          evidence=f"{opt.value.why}.")
-        note = (" special sends 75 % of the accesses to 1 % of the rows (--rand-spec-pct=1, --rand-spec-res=75): a "
+        note = (" special sends 75% of the accesses to 1% of the rows (--rand-spec-pct=1, --rand-spec-res=75): a "
                 "small, hot, cache-friendly working set." if opt.value == "special" else "")
         return _item(id="sysbench-rand-type", phase="run", status="pass", title=title,
                      evidence=f"--rand-type={opt.value} is set explicitly, so the result does not depend on the sysbench "
@@ -1415,7 +1416,7 @@ def _check_rand_type(cmd: SysbenchCommand, era: Optional[str], era_why: str) -> 
     else:
         dflt = "defaults to special in sysbench 1.0.x and to uniform in 1.1"
     return _item(id="sysbench-rand-type", phase="run", status="fail", title=title,
-                 evidence=f"--rand-type is not set, so it {dflt}. special sends 75 % of the accesses to 1 % of the "
+                 evidence=f"--rand-type is not set, so it {dflt}. special sends 75% of the accesses to 1% of the "
                           "rows, uniform spreads them over all rows: the same command measures a different workload "
                           "depending on the sysbench build, and results from the two are not comparable.",
                  fix="Add --rand-type=uniform (as PingCAP's reports do), or --rand-type=special to keep 1.0's hot set "
