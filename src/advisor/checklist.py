@@ -229,13 +229,15 @@ def _schema(cmd: Optional["SysbenchCommand"]) -> str:
 
 def _with_command(cmd: "SysbenchCommand", new: str) -> str:
     """The sysbench command with its command word replaced (run -> prewarm, ...)."""
+    from advisor.sysbench import _quote
+
     words = shlex.split(cmd.display)
     old = cmd.command or cmd.command_unresolved
     for i in range(len(words) - 1, -1, -1):
         if words[i] == old:
             words[i] = new
             break
-    return " ".join(w if w == "***" or w.startswith(("$", "--mysql-password")) else shlex.quote(w) for w in words)
+    return " ".join(_quote(w) for w in words)
 
 
 def manual_items(view: "FactView", cmd: Optional["SysbenchCommand"], local: Optional["LocalSysbench"]) -> list[Item]:

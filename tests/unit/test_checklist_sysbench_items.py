@@ -287,3 +287,13 @@ def test_tls_howto_on_mysql_with_performance_schema():
     s.target = s.target.model_copy(update={"flavor": "mysql", "version": "8.0.36", "version_string": "8.0.36"})
     it = items(TLS_RUN, s, local=MYSQL_1020)["sysbench-tls"]
     assert "sys.session_ssl_status" in it.fix
+
+
+def test_custom_script_options_are_said_to_be_unchecked():
+    cl = items("sysbench ./tpcc.lua --scale=10 --mysql-host=127.0.0.1 --mysql-port=PORT run")["sysbench-command-line"]
+    assert cl.status == "pass" and "--scale=10 belong to tpcc itself and were not checked" in cl.evidence
+
+
+def test_pgsql_driver_is_not_this_server():
+    cl = items("sysbench oltp_read_only --db-driver=pgsql --pgsql-host=pg1 run")["sysbench-command-line"]
+    assert cl.status == "fail" and "PostgreSQL" in cl.evidence
