@@ -396,8 +396,9 @@ def _typed(spec: OptSpec, raw: Optional[str], written: str) -> Value:
         raise _err(f"{written}: --{spec.name} needs a value.", f"write --{spec.name}=VALUE.")
     if spec.type == "int":
         if not _INT.fullmatch(raw):
-            raise _err(f"{written}: --{spec.name} must be a whole number of {'seconds' if 'time' in spec.name or 'interval' in spec.name else 'units'}"
-                       f" written in digits; sysbench rejects {raw!r} (\"Invalid value for the '{spec.name}' option\").",
+            unit = " of seconds" if "time" in spec.name or "interval" in spec.name else ""
+            raise _err(f"{written}: --{spec.name} must be a whole number{unit} written in digits; sysbench rejects "
+                       f"{raw!r} (\"Invalid value for the '{spec.name}' option\").",
                        f"write e.g. --{spec.name}={spec.default if spec.default not in (None, 0) else 10}.")
         n = int(raw)
         if spec.name in ("threads", "num-threads") and n < 1:
@@ -607,11 +608,11 @@ def _parse_command(text: str, config_text: Optional[str], config_problem: Option
         test, kind = test_written, "lua"
     else:
         close = difflib.get_close_matches(test_written, list(LUA_SCRIPTS) + list(BUILTIN_TESTS), n=2, cutoff=0.6)
-        hint = f"did you mean {' or '.join(close)}? " if close else ""
+        hint = f"Did you mean {' or '.join(close)}? " if close else ""
         raise _err(f"unknown test {test_written!r}: not a built-in test ({', '.join(BUILTIN_TESTS)}) nor a bundled "
                    f"Lua script ({', '.join(k for k in LUA_SCRIPTS if k != 'oltp_common')}); sysbench stops with "
                    f"\"Cannot find benchmark\".",
-                   f"{hint}for your own script pass its path (./my_test.lua).")
+                   f"{hint}For your own script pass its path (./my_test.lua).")
 
     command: Optional[str] = None
     command_unresolved: Optional[str] = None
@@ -633,9 +634,9 @@ def _parse_command(text: str, config_text: Optional[str], config_problem: Option
             allowed = None  # a custom script defines its own commands
         if allowed is not None and command_written not in allowed:
             close = difflib.get_close_matches(command_written, list(allowed), n=1, cutoff=0.6)
-            hint = f"did you mean {close[0]}? " if close else ""
+            hint = f"Did you mean {close[0]}? " if close else ""
             raise _err(f"{test} has no command {command_written!r} (sysbench stops: \"Unknown command\"); it has "
-                       f"{', '.join(allowed)}.", f"{hint}the command comes last: `sysbench {test} [options] run`.")
+                       f"{', '.join(allowed)}.", f"{hint}The command comes last: `sysbench {test} [options] run`.")
         command = command_written
 
     # options: catalogue for this test

@@ -7,9 +7,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from advisor.commands.options import (OUT, RULES, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
+from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
                                       NoDefaults, OutputFile, Password, Port, ReadTimeout, RulesDirs, Socket, SslCa,
                                       SslCert, SslKey, SslMode, User, conn_options, write_output)
+
+
+BENCH = "Benchmark"
 
 
 class ChecklistFormat(str, Enum):
@@ -24,8 +27,8 @@ def checklist(
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Use a saved snapshot (from `advisor collect`) instead of a live server; '-' reads standard input.")] = None,
     demo: Annotated[bool, typer.Option("--demo", help="Use the bundled demo snapshot.")] = False,
-    sysbench: Annotated[Optional[str], typer.Option("--sysbench", help="The sysbench command line of the run, in quotes; it is parsed and checked against the server (passwords are masked in every output).", rich_help_panel=RULES)] = None,
-    detect_sysbench: Annotated[bool, typer.Option("--detect-sysbench/--no-detect-sysbench", help="Inspect the sysbench on this machine (version, MySQL client library) to judge TLS and option support.", rich_help_panel=RULES)] = True,
+    sysbench: Annotated[Optional[str], typer.Option("--sysbench", help="The sysbench command line of the run, in quotes; it is parsed and checked against the server (passwords are masked in every output).", rich_help_panel=BENCH)] = None,
+    detect_sysbench: Annotated[bool, typer.Option("--detect-sysbench/--no-detect-sysbench", help="Inspect the sysbench on this machine (version, MySQL client library) to judge TLS and option support.", rich_help_panel=BENCH)] = True,
     rules: RulesDirs = None,
     fmt: Annotated[ChecklistFormat, typer.Option("--format", "-f", help="markdown (default) or json.", rich_help_panel=OUT)] = ChecklistFormat.markdown,
     fail_on_fail: Annotated[bool, typer.Option("--fail-on-fail", help="Exit 1 when any item fails.", rich_help_panel=OUT)] = False,
