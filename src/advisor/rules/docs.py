@@ -88,6 +88,7 @@ def render_rule_doc(rule: Rule) -> str:
             out.append(f"- `{rec.variable} = {rec.value}`")
     if s.recommend:
         out.append("")
+    out += _variables_section(s.variables)
     out += ["## Applies to", ""]
     out.append(f"- purpose: {', '.join(s.applies_to.purpose)}")
     out.append("- flavors: " + ", ".join(f"{k} {v}" for k, v in s.applies_to.flavors.items()))
@@ -96,6 +97,40 @@ def render_rule_doc(rule: Rule) -> str:
     out += ["", "## References", ""]
     out += [f"- <{r}>" for r in s.references]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _variables_section(names: list[str]) -> list[str]:
+    """The defaults of the rule's variables per flavor and version, from the variable catalogue."""
+    from advisor.knowledge import catalogue
+    from advisor.units import format_size
+
+    cat = catalogue()
+    lines: list[str] = []
+    for name in names:
+        var = cat.get(name.lower())
+        if var is None:
+            continue
+        parts = []
+        for e in var.versions:
+            where = f"{'/'.join(e.flavors)} {e.range}"
+            if e.default_formula:
+                d = f"formula `{e.default_formula}`"
+            elif e.default is None:
+                d = "no fixed default"
+            elif var.unit == "bytes" and str(e.default).isdigit() and int(e.default) >= 1024:
+                d = f"{e.default} ({format_size(int(e.default))})"
+            else:
+                d = f"{e.default!s}" if str(e.default) != "" else "(empty)"
+            parts.append(f"{where}: {d}")
+        life = [f"deprecated in {fl} {v}" for fl, v in var.deprecated.items()]
+        life += [f"removed in {fl} {v}" for fl, v in var.removed.items()]
+        if var.replaced_by:
+            life.append(f"replaced by {', '.join(var.replaced_by)}")
+        kind = f"{var.unit}, {var.scope}, {'dynamic' if var.dynamic else 'restart'}"
+        lines.append(f"- `{name}` ({kind}): " + "; ".join(parts) + (f". {'; '.join(life).capitalize()}." if life else ""))
+    if not lines:
+        return []
+    return ["## Variables", "", "Defaults by flavor and version (from the variable catalogue):", ""] + lines + [""]
 
 
 def _toml(v: object) -> str:
