@@ -109,7 +109,7 @@ def test_doc_page_is_current(rule):
 
 
 def test_no_stray_doc_pages():
-    pages = {p.stem for p in (ROOT / "docs" / "rules").glob("*.md")} - {"README"}
+    pages = {p.stem for p in (ROOT / "docs" / "rules").glob("*.md")} - {"README", "_reference"}
     assert pages == {r.id for r in RULES}
     index = (ROOT / "docs" / "rules" / "README.md").read_text(encoding="utf-8")
     assert all(f"[{r.id}]({r.id}.md)" in index for r in RULES)
@@ -120,6 +120,23 @@ def test_explain_prints_the_doc_page(rule_id):
     p = subprocess.run([sys.executable, "-m", "advisor", "explain", rule_id], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout == (ROOT / "docs" / "rules" / f"{rule_id}.md").read_text(encoding="utf-8")
+
+
+def test_reference_page_is_current():
+    from advisor.rules.docs import REFERENCE, render_reference
+
+    page = ROOT / "docs" / "rules" / REFERENCE
+    assert page.read_text(encoding="utf-8") == render_reference(), \
+        f"{page} is stale; run `.venv/bin/python -m advisor.rules.docs docs/rules`"
+
+
+def test_writing_rules_guide_covers_every_key():
+    from advisor.rules.schema import AppliesTo, Example, Override, Recommend, RuleFile
+
+    guide = (ROOT / "docs" / "writing-rules.md").read_text(encoding="utf-8")
+    for model in (RuleFile, AppliesTo, Override, Recommend, Example):
+        for key in model.model_fields:
+            assert f"`{key}`" in guide, f"docs/writing-rules.md does not explain `{key}` ({model.__name__})"
 
 
 def test_doc_pages_have_fixed_sections():
