@@ -107,6 +107,10 @@ def parse_rule(text: str, source: str) -> Rule:
             problem = validate_path(key)
             if problem:
                 raise _err(source, f"examples[{i}].facts", problem)
+    from advisor.knowledge.rulecheck import check_recommendations
+
+    for loc, problem in check_recommendations(spec):  # a recommendation the target cannot take
+        raise _err(source, loc, problem)
     ranges = {fl: VersionRange(r) for fl, r in spec.applies_to.flavors.items()}
     return Rule(spec=spec, path=source, when=when, applies_when=applies, override_whens=overrides,
                 recommend_whens=tuple(rec_whens), ranges=ranges)
