@@ -101,13 +101,22 @@ def _v(version: VersionLike) -> Version:
     return version if isinstance(version, Version) else Version.parse(str(version))
 
 
+@lru_cache(maxsize=None)
+def _range(text: str) -> VersionRange:
+    return VersionRange(text)
+
+
 def _entry(name: str, flavor: str, version: VersionLike) -> Any:
-    var = catalogue().get(name.lower())
+    return _entry_cached(name.lower(), flavor, _v(version))
+
+
+@lru_cache(maxsize=4096)
+def _entry_cached(name: str, flavor: str, v: Version) -> Any:
+    var = catalogue().get(name)
     if var is None:
         return None
-    v = _v(version)
     for e in var.versions:
-        if flavor in e.flavors and VersionRange(e.range).contains(v):
+        if flavor in e.flavors and _range(e.range).contains(v):
             return e
     return None
 

@@ -315,15 +315,21 @@ def pinned_old_defaults_count(v: FactView) -> Any:
 def _deprecated_in_use(v: FactView) -> list[str]:
     from advisor import knowledge
 
+    if "_deprecated_in_use" in v._cache:  # used by two derived facts; compute once per view
+        return v._cache["_deprecated_in_use"]
     ctx = _default_ctx(v)
     out = []
+    known = set(knowledge.names())
     for name, value in sorted(v._vars.items()):
+        if name not in known:
+            continue
         spec = knowledge.info(name, v.flavor, v.version)
         if spec is None or not spec.deprecated:
             continue
         if knowledge.is_default(name, value, v.flavor, v.version, **ctx) is False:
             repl = f", use {'/'.join(spec.replaced_by)}" if spec.replaced_by else ""
             out.append(f"{name}={value} (deprecated since {spec.deprecated_since}{repl})")
+    v._cache["_deprecated_in_use"] = out
     return out
 
 
