@@ -154,3 +154,24 @@ def test_production_audit_runs_light_calibration_only(mariadb):
     p = run_cli("audit", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "root", "--no-defaults",
                 "--no-calibrate", "--format", "json")
     assert p.returncode == 0 and "calibration (" not in p.stdout
+
+
+@pytest.mark.parametrize("name,first", [("mysql-8.0.36", "recursive_cte"), ("mysql-5.7", "derived_digits"),
+                                        ("tidb-7.5", "recursive_cte")])
+def test_recorded_flavors_pick_their_generator_and_degrade_with_reasons(name, first):
+    """The replay server speaks the real protocol but answers only what a read-only collector sends; the
+    probes try the flavor's generator first, and every probe that cannot run says why (exit 0)."""
+    from tests.support.wire_server import ReplayServer
+
+    with ReplayServer.from_set(name) as srv:
+        code, cal, err = run_json("calibrate", "--host", "127.0.0.1", "--port", str(srv.port), "--user", "root",
+                                  "--no-defaults", "--format", "json", "--calibrate-seconds", "3", timeout=60)
+        unhandled = list(srv.unhandled)
+    assert code == 0, err
+    assert cal["rtt_ms"]["samples"] > 10
+    missing = {m["fact"]: m["reason"] for m in cal["missing"]}
+    assert missing["calibration.stream"].startswith(f"the server generated no rows for the probe ({first}: ")
+    assert first == "derived_digits" or "derived_digits: " in missing["calibration.stream"]  # the fallback was tried
+    assert "not on the server's host" in missing["calibration.fsync_ms"]
+    assert cal["tls"] is not None and cal["tls"]["handshake_ms"]["off"] > 0  # handshakes measured regardless
+    assert all(q.lstrip().upper().startswith(("SELECT", "WITH")) for q in unhandled), unhandled

@@ -460,9 +460,8 @@ def probe_sort(ctx: _Ctx, deadline: float) -> None:
             ctx.tick("sort buffer")
             if i >= 200:
                 break
+        cur.execute(set_server)  # back to the global value (on errors the connection is closed anyway)
     finally:
-        with contextlib.suppress(Exception):
-            cur.execute(set_server)
         cur.close()
     b, s = cs.median(big), cs.median(small)
     ctx.cal.sort_probe = SortProbe(
@@ -605,11 +604,14 @@ def probe_tls(ctx: _Ctx, deadline: float) -> None:
             q[m] = q[m][1:] if len(q[m]) > 1 else q[m]
         method = ctx.generator
         if method is None:
-            method, _ = _pick_generator(ctx, conns[modes[0]], "TLS")
-        limit = cs.max_rows(method)
+            try:
+                method, _ = _pick_generator(ctx, conns[modes[0]], "TLS")
+            except ProbeSkipped as e:  # handshakes and small queries still stand
+                ctx.cal.note_missing("calibration.tls.stream_mbytes_per_s", e.reason)
+        limit = cs.max_rows(method) if method else 0
         rows = {m: 8 for m in modes}
         stop = deadline - 0.01
-        while time.monotonic() < stop and all(rows[m] > 0 for m in modes):
+        while method and time.monotonic() < stop and all(rows[m] > 0 for m in modes):
             for m in modes:
                 c = _stream_chunk(ctx, conns[m], cs.stream_sql(cs.source_for(method, rows[m]), rows[m]), "TLS")
                 chunks[m].append(c)
