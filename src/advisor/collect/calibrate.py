@@ -363,9 +363,15 @@ def probe_stream(ctx: _Ctx, deadline: float) -> None:
         if probe.mbytes_per_s is not None:
             probe.line_rate_fraction = round(probe.mbytes_per_s / ceiling, 4)
     elif kind not in ("loopback", "socket"):
+        client = ctx.snap.client
+        if client is None:
+            why = "the client's network path was not collected"
+        elif client.route is None:
+            why = "the route to the server is unknown"
+        else:
+            why = f"interface {client.route.interface} reports no link speed"
         ctx.cal.note_missing("calibration.stream.link_speed_mbps",
-                             "the link speed of the route to the server is unknown (client facts not collected, "
-                             "or the interface reports none), so the stream cannot be compared with the line rate")
+                             f"{why}, so the stream cannot be compared with the line rate")
     ctx.cal.stream = probe
     # How fast does the server make these rows without sending them? Same rows, summed server-side.
     left = deadline - time.monotonic()
