@@ -205,11 +205,13 @@ def test_client_cpu_bound_never_gives_a_network_verdict(mb, link):
 
 
 def test_tls_verdicts():
-    cheap = TlsProbe(available=True, throughput_ratio=0.99, query_ms=OnOff(on=0.51, off=0.5),
-                     handshake_ms=OnOff(on=2.0, off=1.0))
-    assert cs.tls_verdict(cheap).code == "cheap"
-    costly = TlsProbe(available=True, throughput_ratio=0.85, query_ms=OnOff(on=0.023, off=0.018))
-    assert cs.tls_verdict(costly).code == "costly"
+    behind_link = TlsProbe(available=True, throughput_ratio=0.99, query_ms=OnOff(on=0.51, off=0.5),
+                           handshake_ms=OnOff(on=2.0, off=1.0))
+    assert cs.tls_verdict(behind_link).code == "negligible"
+    loopback = TlsProbe(available=True, throughput_ratio=0.85, query_ms=OnOff(on=0.023, off=0.018))
+    assert cs.tls_verdict(loopback).code == "measurable_cost"
+    queries_only = TlsProbe(available=True, throughput_ratio=1.0, query_ms=OnOff(on=0.0336, off=0.0306))
+    assert cs.tls_verdict(queries_only).code == "measurable_cost"  # +10 % per small query
     none = TlsProbe(available=False, reason="the server has no TLS certificates (have_ssl = DISABLED)")
     v = cs.tls_verdict(none)
     assert v.code == "unavailable" and "have_ssl" in v.why

@@ -68,7 +68,7 @@ def test_json_keys_documented_in_the_issue():
             assert part in cur, path
             cur = cur[part]
     assert d["verdicts"]["stream"]["verdict"] == "path_bottleneck"
-    assert d["verdicts"]["tls"]["verdict"] == "cheap"
+    assert d["verdicts"]["tls"]["verdict"] == "negligible"
 
 
 def test_fsync_is_null_when_not_local():

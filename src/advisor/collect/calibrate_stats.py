@@ -343,8 +343,12 @@ def stream_verdict(stream: Any, route_kind: Optional[str], link_mbps: Optional[i
                    f"{ceiling:.1f} MB/s payload ceiling")
 
 
-TLS_THROUGHPUT_COSTLY = 0.9
-TLS_QUERY_COSTLY = 1.15
+# TLS verdict: a cost is "measurable" from 5 %: the on/off samples are interleaved on two connections, so
+# the noise between them is far smaller, and for benchmark comparability any measurable cost matters.
+# (On loopback here small queries take 1.1-1.5x as long and streams run at 80-88 % of plain; behind a
+# link that is the bottleneck the stream ratio is about 1.)
+TLS_THROUGHPUT_MEASURABLE = 0.95
+TLS_QUERY_MEASURABLE = 1.05
 
 
 def tls_verdict(tls: Any) -> Verdict:
@@ -353,19 +357,19 @@ def tls_verdict(tls: Any) -> Verdict:
     if not tls.available:
         return Verdict("unavailable", tls.reason or "TLS and plain connections could not both be made")
     parts = []
-    costly = False
+    cost = False
     if tls.throughput_ratio is not None:
         parts.append(f"stream {100 * tls.throughput_ratio:.0f}% of plain")
-        costly |= tls.throughput_ratio < TLS_THROUGHPUT_COSTLY
+        cost |= tls.throughput_ratio < TLS_THROUGHPUT_MEASURABLE
     q = tls.query_ms
     if q.on is not None and q.off:
         r = q.on / q.off
         parts.append(f"small queries {r:.2f}x as slow")
-        costly |= r >= TLS_QUERY_COSTLY
+        cost |= r >= TLS_QUERY_MEASURABLE
     h = tls.handshake_ms
     if h.on is not None and h.off:
         parts.append(f"handshake {h.on:.2f} ms vs {h.off:.2f} ms")
-    return Verdict("costly" if costly else "cheap", "; ".join(parts) or "measured")
+    return Verdict("measurable_cost" if cost else "negligible", "; ".join(parts) or "measured")
 
 
 SORT_SLOWER = 1.2
