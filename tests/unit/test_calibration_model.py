@@ -202,3 +202,14 @@ def test_calibrate_help_lists_the_options():
     p = run_cli("audit", "--help")
     for opt in ("--calibrate", "--no-calibrate", "--calibrate-seconds", "--write-probe"):
         assert opt in p.stdout
+
+
+def test_tls_faster_than_plain_is_noise_not_a_ratio():
+    snap = _snapshot(VETH)
+    snap.calibration.tls.query_ms = OnOff(on=0.0235, off=0.0287)
+    got = FactView(snap).get("derived.tls_query_latency_ratio")
+    assert isinstance(got, Unknown) and "scheduling noise" in got.reason
+    from advisor.collect.calibrate_stats import tls_verdict
+
+    v = tls_verdict(snap.calibration.tls)
+    assert v.code == "negligible" and "not separable from scheduling noise" in v.why

@@ -364,8 +364,11 @@ def tls_verdict(tls: Any) -> Verdict:
     q = tls.query_ms
     if q.on is not None and q.off:
         r = q.on / q.off
-        parts.append(f"small queries {r:.2f}x as slow")
-        cost |= r >= TLS_QUERY_MEASURABLE
+        if r >= 1:
+            parts.append(f"small queries {r:.2f}x as slow")
+            cost |= r >= TLS_QUERY_MEASURABLE
+        else:  # TLS only adds work: a lower figure is scheduling noise
+            parts.append(f"small queries not separable from scheduling noise ({q.on:.4f} ms on, {q.off:.4f} ms off)")
     h = tls.handshake_ms
     if h.on is not None and h.off:
         parts.append(f"handshake {h.on:.2f} ms vs {h.off:.2f} ms")

@@ -709,6 +709,9 @@ def tls_query_latency_ratio(v: FactView) -> Any:
         return u
     if off <= 0:
         return Unknown("the plain query latency was 0 ms")
+    if on < off:  # TLS adds work to every round trip; a lower figure is scheduling noise, not a saving
+        return Unknown(f"small queries measured faster with TLS ({on:g} ms) than without ({off:g} ms): "
+                       "the scheduling noise on this machine is larger than the TLS cost")
     return on / off
 
 
