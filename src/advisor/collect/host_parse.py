@@ -102,11 +102,10 @@ def count_cpu_list(text: str) -> Optional[int]:
     if not text:
         return 0
     for part in text.split(","):
-        a, sep, b = part.partition("-")
-        try:
-            total += (int(b) - int(a) + 1) if sep else 1
-        except ValueError:
+        m = re.fullmatch(r"\s*(\d+)(?:-(\d+))?\s*", part)
+        if m is None:
             return None
+        total += (int(m.group(2)) - int(m.group(1)) + 1) if m.group(2) else 1
     return total
 
 

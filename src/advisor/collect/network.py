@@ -16,7 +16,7 @@ import subprocess
 from typing import Optional
 
 from advisor.collect.host_gather import Gatherer
-from advisor.collect.network_parse import IPAddr, client_facts
+from advisor.collect.network_parse import IPAddr, client_facts, interpret_ip_route_get
 from advisor.snapshot import ClientFacts
 
 IP_TIMEOUT_S = 3.0
@@ -49,12 +49,7 @@ def ip_route_get(addr: IPAddr) -> tuple[Optional[str], Optional[str]]:
                            timeout=IP_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as e:
         return None, f"`ip -j route get {addr}` failed ({e}); the route was computed from /proc/net/route"
-    if p.returncode != 0:
-        msg = " ".join(p.stderr.split()) or f"exit status {p.returncode}"
-        if "unreachable" in msg.lower():
-            return '[{"type": "unreachable", "dst": "%s"}]' % addr, None
-        return None, f"`ip -j route get {addr}` failed: {msg}"
-    return p.stdout, None
+    return interpret_ip_route_get(str(addr), p.returncode, p.stdout, p.stderr)
 
 
 def read_client(host: Optional[str], transport: str, sysroot: str = "/", use_ip: Optional[bool] = None,

@@ -205,6 +205,18 @@ def _source_address(la: LocalAddresses, routes: list[RouteEntry], r: RouteEntry,
     return same[0] if same else None
 
 
+def interpret_ip_route_get(addr: str, returncode: int, stdout: str, stderr: str) -> tuple[Optional[str], Optional[str]]:
+    """(JSON to parse, None) or (None, why `ip -j route get` gave no usable answer). An unreachable
+    destination ('RTNETLINK answers: Network is unreachable', exit 2) becomes a route of type
+    unreachable, which parse_ip_route_get reports as such."""
+    if returncode != 0:
+        msg = " ".join(stderr.split()) or f"exit status {returncode}"
+        if "unreachable" in msg.lower():
+            return json.dumps([{"type": "unreachable", "dst": addr}]), None
+        return None, f"`ip -j route get {addr}` failed: {msg}"
+    return stdout, None
+
+
 def parse_ip_route_get(text: str) -> RouteResult:
     """`ip -j route get ADDR` output (iproute2 ≥ 4.13 JSON): [{"type"?, "dst", "gateway"?, "dev", "prefsrc"}]."""
     res = RouteResult(method="ip route get")
