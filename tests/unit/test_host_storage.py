@@ -104,3 +104,11 @@ def test_a_broken_table_is_refused():
         DeviceModels.parse('[[model]]\npattern = "X"\nclass = "nvme_plp"\nfamily = "x"\n')
     with pytest.raises(ValueError, match="not one of"):
         DeviceModels.parse('[[model]]\npattern = "X"\nclass = "fast"\nfamily = "x"\nsource = "y"\n')
+
+
+def test_the_model_table_ships_in_the_wheel():
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["advisor.data"]
+    assert any(Path("storage_models.toml").match(p) for p in patterns)
