@@ -50,7 +50,7 @@ def test_nvme_models(model, cls):
 
 def test_table_wins_over_the_write_cache_bit_but_the_reason_shows_both():
     c, reason = classify_device(dev(kind="nvme", model="SAMSUNG MZQLB960HAJR-00007", write_cache="write back"), MODELS)
-    assert c == "nvme_plp" and "volatile write cache present" in reason
+    assert c == "nvme_plp" and "it has a volatile write cache" in reason
 
 
 @pytest.mark.parametrize("wc,cls,word", [("write back", "nvme_client", "heuristic"),

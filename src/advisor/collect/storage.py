@@ -92,13 +92,13 @@ def classify_device(d: BlockDevice, models: DeviceModels) -> tuple[str, str]:
     entry = models.match(d.vendor, d.model)
     vwc = ""
     if d.kind == "nvme" and d.write_cache:
-        vwc = ("; volatile write cache present (write back)" if d.write_cache == "write back"
-               else "; no volatile write cache (write through)")
+        vwc = ("; it has a volatile write cache (write back)" if d.write_cache == "write back"
+               else "; it has no volatile write cache (write through)")
     if entry is not None:
         cls = entry.device_class
         if cls in ("nvme_client", "nvme_plp") and d.kind not in (None, "nvme"):
             cls = "ssd" if cls == "nvme_plp" else cls
-        return cls, f"{label} is a {entry.family} (device model table){vwc}"
+        return cls, f"{label} is {entry.family}, per the device model table{vwc}"
     if d.kind == "nvme":
         if d.write_cache == "write through":
             return "nvme_plp", (f"{label} is an NVMe drive with no volatile write cache (queue/write_cache "
