@@ -20,7 +20,7 @@ Socket = Annotated[Optional[str], typer.Option("--socket", "-S", help="Unix sock
 User = Annotated[Optional[str], typer.Option("--user", "-u", help="User name (default: option file, then $USER).", rich_help_panel=CONN)]
 Password = Annotated[Optional[str], typer.Option("--password", "-p", help="Password. Prefer ~/.my.cnf, --ask-password or MYSQL_PWD: a command-line password is visible to other users.", rich_help_panel=CONN)]
 AskPassword = Annotated[bool, typer.Option("--ask-password", help="Prompt for the password.", rich_help_panel=CONN)]
-DefaultsFile = Annotated[Optional[str], typer.Option("--defaults-file", help="Read [client] and [advisor] options from this file only (instead of ~/.my.cnf).", rich_help_panel=CONN)]
+DefaultsFile = Annotated[Optional[str], typer.Option("--defaults-file", help="Read the client and advisor option groups from this file only (instead of ~/.my.cnf).", rich_help_panel=CONN)]
 DefaultsExtraFile = Annotated[Optional[str], typer.Option("--defaults-extra-file", help="Read this option file after the others.", rich_help_panel=CONN)]
 NoDefaults = Annotated[bool, typer.Option("--no-defaults", help="Read no option files.", rich_help_panel=CONN)]
 SslMode = Annotated[Optional[str], typer.Option("--ssl-mode", help="DISABLED, PREFERRED (default), REQUIRED, VERIFY_CA or VERIFY_IDENTITY.", rich_help_panel=CONN)]

@@ -42,7 +42,7 @@ def redo_capacity_bytes(v: FactView) -> Any:
         return int(size)
     files = v.num("var.innodb_log_files_in_group")
     if isinstance(files, Unknown):
-        files = 2 if v.flavor != "mariadb" else 2
+        files = 2  # the default on MySQL < 8.0.30 and MariaDB < 10.5
     return int(size) * int(files)
 
 
@@ -333,3 +333,428 @@ def redo_device_class_text(v: FactView) -> Any:
     if isinstance(c, Unknown):
         return c
     return CLASS_TEXT.get(str(c), str(c))
+
+# ---------------------------------------------------------------- catalogue-aware facts (knowledge base)
+
+_FLASH = ("ssd", "nvme_plp", "nvme_client")
+
+
+def _num_or(v: FactView, path: str, default: float | None = None) -> Any:
+    n = v.num(path)
+    if isinstance(n, Unknown):
+        return n if default is None else default
+    return n
+
+
+def _default_ctx(v: FactView) -> dict[str, Any]:
+    """Inputs of the catalogue's default formulas, from the snapshot (None where not collected)."""
+    cpus = v.get("host.cpu.logical_count")
+    ram = v.get("derived.memory_limit_bytes")
+    bp = v.num("var.innodb_buffer_pool_size")
+    return {"cpus": None if isinstance(cpus, Unknown) else int(cpus),
+            "ram_bytes": None if isinstance(ram, Unknown) else int(ram),
+            "buffer_pool_bytes": None if isinstance(bp, Unknown) else int(bp)}
+
+
+def _default_split(v: FactView) -> tuple[list[str], list[str]]:
+    from advisor import knowledge
+
+    key = "_default_split"
+    if key in v._cache:
+        return v._cache[key]
+    ctx = _default_ctx(v)
+    same: list[str] = []
+    differ: list[str] = []
+    for name, value in sorted(v._vars.items()):
+        r = knowledge.is_default(name, value, v.flavor, v.version, **ctx)
+        if r is True:
+            same.append(name)
+        elif r is False:
+            differ.append(name)
+    v._cache[key] = (same, differ)
+    return same, differ
+
+
+@derived("default_variables", "Server variables whose value equals the catalogue's default for this flavor and "
+         "version (advisor.knowledge.is_default; formula defaults use the host's CPUs, memory and buffer pool).")
+def default_variables(v: FactView) -> Any:
+    if not v._vars:
+        return Unknown("no server variables were collected")
+    return _default_split(v)[0]
+
+
+@derived("nondefault_variables", "Server variables whose value differs from the catalogue's default for this flavor "
+         "and version; variables whose default is not known appear in neither list.")
+def nondefault_variables(v: FactView) -> Any:
+    if not v._vars:
+        return Unknown("no server variables were collected")
+    return _default_split(v)[1]
+
+
+def _pinned_old_defaults(v: FactView) -> Any:
+    """On MySQL/Percona 8.4+: variables set to the 8.0 default where 8.4 changed the default."""
+    from advisor import knowledge
+
+    if v.flavor not in ("mysql", "percona") or v.version < Version(8, 4, 0):
+        return Unknown(f"{v.flavor} {v.version} is not MySQL/Percona 8.4 or later")
+    ctx = _default_ctx(v)
+    old = Version(8, 0, 36)
+    out = []
+    for name, value in sorted(v._vars.items()):
+        d80 = knowledge.default_for(name, v.flavor, old, **ctx)
+        d84 = knowledge.default_for(name, v.flavor, v.version, **ctx)
+        if d80 is None or d84 is None or knowledge.is_default(name, d80, v.flavor, v.version, **ctx) is not False:
+            continue  # unknown, or 8.4 did not change this default
+        if knowledge.is_default(name, value, v.flavor, old, **ctx) is True:
+            out.append(f"{name}={value} (8.4 default {d84})")
+    return out
+
+
+@derived("pinned_old_defaults", "On MySQL/Percona 8.4+: settings equal to the 8.0 default of a variable whose "
+         "default 8.4 changed, e.g. 'innodb_io_capacity=200 (8.4 default 10000)'.")
+def pinned_old_defaults(v: FactView) -> Any:
+    r = _pinned_old_defaults(v)
+    return r if isinstance(r, Unknown) else ", ".join(r)
+
+
+@derived("pinned_old_defaults_count", "How many settings are pinned to a pre-8.4 default (see pinned_old_defaults).")
+def pinned_old_defaults_count(v: FactView) -> Any:
+    r = _pinned_old_defaults(v)
+    return r if isinstance(r, Unknown) else len(r)
+
+
+def _deprecated_in_use(v: FactView) -> list[str]:
+    from advisor import knowledge
+
+    if "_deprecated_in_use" in v._cache:  # used by two derived facts; compute once per view
+        return v._cache["_deprecated_in_use"]
+    ctx = _default_ctx(v)
+    out = []
+    known = set(knowledge.names())
+    for name, value in sorted(v._vars.items()):
+        if name not in known:
+            continue
+        spec = knowledge.info(name, v.flavor, v.version)
+        if spec is None or not spec.deprecated:
+            continue
+        if knowledge.is_default(name, value, v.flavor, v.version, **ctx) is False:
+            repl = f", use {'/'.join(spec.replaced_by)}" if spec.replaced_by else ""
+            out.append(f"{name}={value} (deprecated since {spec.deprecated_since}{repl})")
+    v._cache["_deprecated_in_use"] = out
+    return out
+
+
+@derived("deprecated_settings", "Variables set away from their default although the catalogue marks them "
+         "deprecated on this flavor and version.")
+def deprecated_settings(v: FactView) -> Any:
+    if not v._vars:
+        return Unknown("no server variables were collected")
+    return ", ".join(_deprecated_in_use(v))
+
+
+@derived("deprecated_settings_count", "How many deprecated variables are set away from their default.")
+def deprecated_settings_count(v: FactView) -> Any:
+    if not v._vars:
+        return Unknown("no server variables were collected")
+    return len(_deprecated_in_use(v))
+
+
+# ---------------------------------------------------------------- memory
+
+@derived("buffer_pool_instance_bytes", "Buffer pool bytes per instance (innodb_buffer_pool_size / "
+         "innodb_buffer_pool_instances).", unit="bytes")
+def buffer_pool_instance_bytes(v: FactView) -> Any:
+    bp, inst = v.num("var.innodb_buffer_pool_size"), v.num("var.innodb_buffer_pool_instances")
+    u = _first_unknown(bp, inst)
+    if u is not None:
+        return u
+    return bp / max(1, inst)
+
+
+@derived("buffer_pool_chunk_remainder_bytes", "innodb_buffer_pool_size modulo innodb_buffer_pool_chunk_size × "
+         "innodb_buffer_pool_instances: non-zero means the server rounds the pool up at startup.", unit="bytes")
+def buffer_pool_chunk_remainder_bytes(v: FactView) -> Any:
+    bp, chunk = v.num("var.innodb_buffer_pool_size"), v.num("var.innodb_buffer_pool_chunk_size")
+    u = _first_unknown(bp, chunk)
+    if u is not None:
+        return u
+    if chunk <= 0:
+        return Unknown("innodb_buffer_pool_chunk_size is 0 (autosized by the server)")
+    inst = _num_or(v, "var.innodb_buffer_pool_instances", 1)
+    return int(bp) % int(chunk * max(1, inst))
+
+
+@derived("buffer_pool_chunk_unit_bytes", "innodb_buffer_pool_chunk_size × innodb_buffer_pool_instances: the "
+         "step the buffer pool size is rounded to.", unit="bytes")
+def buffer_pool_chunk_unit_bytes(v: FactView) -> Any:
+    chunk = v.num("var.innodb_buffer_pool_chunk_size")
+    if isinstance(chunk, Unknown):
+        return chunk
+    return int(chunk) * int(max(1, _num_or(v, "var.innodb_buffer_pool_instances", 1)))
+
+
+@derived("buffer_pool_data_ratio", "innodb_buffer_pool_size / InnoDB data + index bytes (user schemas).", unit="×")
+def buffer_pool_data_ratio(v: FactView) -> Any:
+    bp, data = v.num("var.innodb_buffer_pool_size"), v.get("derived.innodb_data_bytes")
+    u = _first_unknown(bp, data)
+    if u is not None:
+        return u
+    if data <= 0:
+        return Unknown("there is no InnoDB data in user schemas yet")
+    return bp / data
+
+
+@derived("tmp_table_limit_bytes", "The effective in-memory limit of an internal temporary table: the smaller of "
+         "tmp_table_size and max_heap_table_size where the MEMORY engine holds them.", unit="bytes")
+def tmp_table_limit_bytes(v: FactView) -> Any:
+    t, h = v.num("var.tmp_table_size"), v.num("var.max_heap_table_size")
+    u = _first_unknown(t, h)
+    if u is not None:
+        return u
+    return min(t, h)
+
+
+@derived("tmp_tables_use_memory_engine", "Whether internal in-memory temporary tables use the MEMORY engine (so "
+         "max_heap_table_size caps them): MySQL/Percona before 8.0 and MariaDB always; 8.0+ only with "
+         "internal_tmp_mem_storage_engine = MEMORY.")
+def tmp_tables_use_memory_engine(v: FactView) -> Any:
+    if v.flavor == "tidb":
+        return Unknown("TiDB has no MEMORY-engine temporary tables")
+    if v.flavor == "mariadb" or v.version < Version(8, 0, 0):
+        return True
+    eng = v.get("var.internal_tmp_mem_storage_engine")
+    if isinstance(eng, Unknown):
+        return eng
+    return str(eng).strip().upper() == "MEMORY"
+
+
+_PER_CONN = ("sort_buffer_size", "join_buffer_size", "read_buffer_size", "read_rnd_buffer_size",
+             "thread_stack", "binlog_cache_size")
+
+
+@derived("per_connection_buffer_bytes", "Buffers one busy connection may allocate: sort + join + read + read_rnd "
+         "buffers, thread stack, binlog cache, plus one in-memory temporary table where the MEMORY engine "
+         "holds them (tmp_table_size / max_heap_table_size, the smaller).", unit="bytes")
+def per_connection_buffer_bytes(v: FactView) -> Any:
+    total = 0.0
+    for name in _PER_CONN:
+        n = v.num(f"var.{name}")
+        if isinstance(n, Unknown):
+            return n
+        total += n
+    mem = v.get("derived.tmp_tables_use_memory_engine")
+    if mem is True:
+        lim = v.get("derived.tmp_table_limit_bytes")
+        if isinstance(lim, Unknown):
+            return lim
+        total += lim
+    return total
+
+
+@derived("global_buffer_bytes", "Memory the server allocates once: buffer pool, redo log buffer, MyISAM key "
+         "buffer, Aria page cache (MariaDB), query cache, and the TempTable pool (MySQL 8.0+ with TempTable).",
+         unit="bytes")
+def global_buffer_bytes(v: FactView) -> Any:
+    bp = v.num("var.innodb_buffer_pool_size")
+    if isinstance(bp, Unknown):
+        return bp
+    total = float(bp)
+    for name in ("innodb_log_buffer_size", "key_buffer_size", "aria_pagecache_buffer_size", "query_cache_size"):
+        total += _num_or(v, f"var.{name}", 0)
+    if v.get("derived.tmp_tables_use_memory_engine") is False:
+        total += _num_or(v, "var.temptable_max_ram", 0)
+    return total
+
+
+@derived("max_memory_bytes", "Worst-case server memory: global buffers + max_connections × per-connection buffers.",
+         unit="bytes")
+def max_memory_bytes(v: FactView) -> Any:
+    g, p, mc = v.get("derived.global_buffer_bytes"), v.get("derived.per_connection_buffer_bytes"), \
+        v.num("var.max_connections")
+    u = _first_unknown(g, p, mc)
+    if u is not None:
+        return u
+    return g + mc * p
+
+
+@derived("max_memory_ratio", "Worst-case server memory as a fraction of the memory limit (cgroup limit or RAM).",
+         unit="fraction")
+def max_memory_ratio(v: FactView) -> Any:
+    m, lim = v.get("derived.max_memory_bytes"), v.get("derived.memory_limit_bytes")
+    u = _first_unknown(m, lim)
+    if u is not None:
+        return u
+    if not lim:
+        return Unknown("the memory limit is 0")
+    return m / lim
+
+
+# ---------------------------------------------------------------- concurrency
+
+@derived("connections_used_ratio", "Max_used_connections / max_connections.", unit="fraction")
+def connections_used_ratio(v: FactView) -> Any:
+    used, mc = v.num("status.Max_used_connections"), v.num("var.max_connections")
+    u = _first_unknown(used, mc)
+    if u is not None:
+        return u
+    return used / mc if mc > 0 else Unknown("max_connections is 0")
+
+
+@derived("open_files_needed", "File descriptors the server asks for: 10 + max_connections + 2 × table_open_cache "
+         "(the manual's formula for the effective open_files_limit).")
+def open_files_needed(v: FactView) -> Any:
+    mc, toc = v.num("var.max_connections"), v.num("var.table_open_cache")
+    u = _first_unknown(mc, toc)
+    if u is not None:
+        return u
+    return int(10 + mc + 2 * toc)
+
+
+@derived("table_open_cache_effective", "The table cache the file limit allows: max((open_files_limit − 10 − "
+         "max_connections) / 2, 400), capped by table_open_cache.")
+def table_open_cache_effective(v: FactView) -> Any:
+    ofl, mc, toc = v.num("var.open_files_limit"), v.num("var.max_connections"), v.num("var.table_open_cache")
+    u = _first_unknown(ofl, mc, toc)
+    if u is not None:
+        return u
+    return int(min(toc, max((ofl - 10 - mc) / 2, 400)))
+
+
+@derived("table_cache_fill_ratio", "Open_tables / table_open_cache.", unit="fraction")
+def table_cache_fill_ratio(v: FactView) -> Any:
+    ot, toc = v.num("status.Open_tables"), v.num("var.table_open_cache")
+    u = _first_unknown(ot, toc)
+    if u is not None:
+        return u
+    return ot / toc if toc > 0 else Unknown("table_open_cache is 0")
+
+
+@derived("thread_create_ratio", "Threads_created / Connections: the share of connections that needed a new "
+         "thread because the thread cache had none.", unit="fraction")
+def thread_create_ratio(v: FactView) -> Any:
+    tc, conns = v.num("status.Threads_created"), v.num("status.Connections")
+    u = _first_unknown(tc, conns)
+    if u is not None:
+        return u
+    if conns < 100:
+        return Unknown(f"only {int(conns)} connections since start; too few to judge the thread cache")
+    return tc / conns
+
+
+@derived("connections_per_cpu", "Max_used_connections per logical CPU of the database host.", unit="×")
+def connections_per_cpu(v: FactView) -> Any:
+    used, cpus = v.num("status.Max_used_connections"), v.num("host.cpu.logical_count")
+    u = _first_unknown(used, cpus)
+    if u is not None:
+        return u
+    return used / cpus if cpus > 0 else Unknown("logical CPU count is 0")
+
+
+# ---------------------------------------------------------------- storage, durability
+
+@derived("datadir_flash", "Whether the datadir is on flash (ssd, nvme_plp, nvme_client); unknown when the device "
+         "class could not be determined.")
+def datadir_flash(v: FactView) -> Any:
+    c = v.get("host.datadir.device_class")
+    if isinstance(c, Unknown):
+        return c
+    if c == "unknown":
+        reason = v.get("host.datadir.class_reason")
+        return Unknown("the datadir's device class is unknown" + (f" ({reason})" if isinstance(reason, str) and reason else ""))
+    if c == "virtual":
+        return Unknown("the datadir is on a virtual disk whose backing storage is not visible")
+    return c in _FLASH
+
+
+@derived("binlog_enabled", "Whether the binary log is on (log_bin).")
+def binlog_enabled(v: FactView) -> Any:
+    return v.flag("var.log_bin")
+
+
+@derived("durability_relaxed", "Whether commits may be lost on a crash: innodb_flush_log_at_trx_commit ≠ 1, or the "
+         "binary log is on with sync_binlog ≠ 1.")
+def durability_relaxed(v: FactView) -> Any:
+    trx = v.num("var.innodb_flush_log_at_trx_commit")
+    if isinstance(trx, Unknown):
+        return trx
+    if int(trx) != 1:
+        return True
+    log_bin = v.flag("var.log_bin")
+    if isinstance(log_bin, Unknown):
+        return log_bin
+    if not log_bin:
+        return False
+    sb = v.num("var.sync_binlog")
+    if isinstance(sb, Unknown):
+        return sb
+    return int(sb) != 1
+
+
+@derived("durability_summary", "The durability settings in one line: innodb_flush_log_at_trx_commit, binary log and "
+         "sync_binlog, doublewrite.")
+def durability_summary(v: FactView) -> Any:
+    trx = v.get("var.innodb_flush_log_at_trx_commit")
+    if isinstance(trx, Unknown):
+        return trx
+    parts = [f"innodb_flush_log_at_trx_commit={trx}"]
+    log_bin = v.flag("var.log_bin")
+    if log_bin is True:
+        sb = v.get("var.sync_binlog")
+        parts.append(f"binary log ON with sync_binlog={'unknown' if isinstance(sb, Unknown) else sb}")
+    elif log_bin is False:
+        parts.append("binary log OFF")
+    dw = v.get("var.innodb_doublewrite")
+    if not isinstance(dw, Unknown):
+        parts.append(f"innodb_doublewrite={dw}")
+    return ", ".join(parts)
+
+
+# ---------------------------------------------------------------- TiDB
+
+@derived("tidb_plan_cache_enabled", "Whether TiDB's prepared plan cache is on: tidb_enable_prepared_plan_cache from "
+         "v6.1, the tidb.toml item prepared-plan-cache.enabled (SHOW CONFIG) before.")
+def tidb_plan_cache_enabled(v: FactView) -> Any:
+    if v.flavor != "tidb":
+        return Unknown("not a TiDB server")
+    if v.version >= Version(6, 1, 0):
+        return v.flag("var.tidb_enable_prepared_plan_cache")
+    cfg = v.snapshot.server.tidb_config
+    if cfg is None:
+        return Unknown(v._missing_reason("server.tidb_config", "TiDB's SHOW CONFIG was not collected, so "
+                                         "prepared-plan-cache.enabled (tidb.toml, before v6.1) is unknown"))
+    val = {k.lower(): x for k, x in cfg.items()}.get("prepared-plan-cache.enabled")
+    if val is None:
+        return Unknown("SHOW CONFIG returned no prepared-plan-cache.enabled item")
+    from advisor.units import parse_bool
+
+    b = parse_bool(val)
+    return b if b is not None else Unknown(f"prepared-plan-cache.enabled is {val!r}, not true/false")
+
+
+@derived("tidb_plan_cache_setting", "Where TiDB's prepared plan cache is switched: the system variable (v6.1+) or "
+         "the tidb.toml item (before).")
+def tidb_plan_cache_setting(v: FactView) -> Any:
+    if v.flavor != "tidb":
+        return Unknown("not a TiDB server")
+    if v.version >= Version(6, 1, 0):
+        return "tidb_enable_prepared_plan_cache"
+    return "prepared-plan-cache.enabled in tidb.toml"
+
+
+def dedicated_bp_for_ram(ram_bytes: float) -> int:
+    """innodb_dedicated_server's buffer pool for this much RAM (MySQL 8.0 and 8.4): under 1 GiB the
+    128 MiB default, up to 4 GiB half of it, above that three quarters."""
+    if ram_bytes < GiB:
+        return 128 * MiB
+    if ram_bytes <= 4 * GiB:
+        return int(ram_bytes * 0.5)
+    return int(ram_bytes * 0.75)
+
+
+@derived("dedicated_buffer_pool_bytes", "The buffer pool innodb_dedicated_server would choose for the host's RAM "
+         "(< 1 GiB: 128 MiB; 1–4 GiB: 50 %; > 4 GiB: 75 %).", unit="bytes")
+def dedicated_buffer_pool_bytes(v: FactView) -> Any:
+    ram = v.get("host.memory.total_bytes")
+    if isinstance(ram, Unknown):
+        return ram
+    return dedicated_bp_for_ram(float(ram))

@@ -194,6 +194,9 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
             val = rec.value
             recommendation[rec.variable] = ("ON" if val else "OFF") if isinstance(val, bool) else str(val)
 
+    recommendation, dropped = check_recommendation(recommendation, view.flavor, view.version)
+    notes += dropped
+
     extra = {f"rec.{k}": v for k, v in recommendation.items()}
     evidence: dict[str, Any] = {}
     for path in list(dict.fromkeys(rule.fact_paths() + list(spec.evidence))):
@@ -216,6 +219,28 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
         references=list(spec.references), fix=" ".join(render_template(fix, view, extra).split()), notes=notes,
     )
     return Outcome(spec.id, "fired", why, finding)
+
+
+def check_recommendation(recommendation: dict[str, str], flavor: str, version: Version) -> tuple[dict[str, str], list[str]]:
+    """Keep the recommended settings the target can take; drop, with a note, one that names a variable
+    that does not exist on the target (e.g. query_cache_size on MySQL 8.0) or a value it would refuse.
+    A variable the catalogue does not know is kept, with a note that it was not checked."""
+    from advisor.knowledge import check_setting, exists_on
+
+    kept: dict[str, str] = {}
+    notes: list[str] = []
+    for var, value in recommendation.items():
+        known = exists_on(var, flavor, version)
+        if known is None:
+            kept[var] = value
+            notes.append(f"{var} is not in the variable catalogue for {flavor}; the recommended value was not checked")
+            continue
+        problems = check_setting(var, value, flavor, version)
+        if problems:
+            notes.append(f"dropped recommendation {var} = {value}: {problems[0]}")
+            continue
+        kept[var] = value
+    return kept, notes
 
 
 def evaluate(snapshot: Snapshot, rules: Iterable[Rule], purpose: str = "production",
