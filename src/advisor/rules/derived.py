@@ -296,6 +296,13 @@ def redo_device_description(v: FactView) -> Any:
     return f"{st.path} on {devs}"
 
 
+def _active_choice(text: str) -> str:
+    import re
+
+    m = re.search(r"\[([^\]]+)\]", text)
+    return m.group(1) if m else text.strip()
+
+
 @derived("nvme_schedulers_not_none", "NVMe devices behind the datadir (or the redo directory) whose I/O scheduler "
          "is neither none nor mq-deadline, as 'nvme0n1 (bfq)'; empty when there are none.")
 def nvme_schedulers_not_none(v: FactView) -> Any:
@@ -311,8 +318,9 @@ def nvme_schedulers_not_none(v: FactView) -> Any:
         if d.scheduler is None:
             return Unknown(v._missing_reason(f"host.datadir.devices.{d.name}.scheduler",
                                              f"{d.name}'s queue/scheduler could not be read"))
-        if d.scheduler not in ("none", "mq-deadline"):
-            bad.append(f"{d.name} ({d.scheduler})")
+        active = _active_choice(d.scheduler)  # "none" or the raw sysfs line "[none] mq-deadline"
+        if active not in ("none", "mq-deadline"):
+            bad.append(f"{d.name} ({active})")
     return ", ".join(bad)
 
 
