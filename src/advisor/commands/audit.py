@@ -10,6 +10,7 @@ from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, Defaults
                                       NoDefaults, OutputFile, Password, Port, PurposeOpt, Purpose, ReadTimeout,
                                       ReportFormat, RulesDirs, SampleSeconds, Severity, Socket, SslCa, SslCert, SslKey,
                                       SslMode, User, conn_options, split_ids, write_output)
+from advisor.commands.options import HostFacts, Ssh, SshOption, Sysroot
 
 
 def audit(
@@ -18,6 +19,7 @@ def audit(
     no_defaults: NoDefaults = False, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
+    sysroot: Sysroot = None, ssh: Ssh = None, ssh_option: SshOption = None, host_facts: HostFacts = None,
     snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Audit a saved snapshot (from `advisor collect`) instead of a live server; '-' reads standard input.")] = None,
     demo: Annotated[bool, typer.Option("--demo", help="Audit the bundled demo snapshot (the seed-000 benchmark server).")] = False,
     purpose: PurposeOpt = Purpose.production,
@@ -41,6 +43,9 @@ def audit(
     if snapshot or demo:
         if host or port or socket:
             raise UsageError("--host/--port/--socket do not apply with --snapshot or --demo.", None)
+        if sysroot or ssh or host_facts:
+            raise UsageError("--sysroot/--ssh/--host-facts apply when collecting; a snapshot already holds its host "
+                             "facts.", "pass them to `advisor collect` when you write the snapshot.")
         if calibrate or write_probe:
             raise UsageError("--calibrate and --write-probe measure a live server; they do not apply with "
                              "--snapshot or --demo.", "the snapshot's own calibration section is used.")
@@ -55,7 +60,8 @@ def audit(
         from advisor.collect.connection import resolve
 
         ep = resolve(opts)
-        snap = api.collect(opts, sample_seconds=sample_seconds, endpoint=ep)
+        snap = api.collect(opts, sample_seconds=sample_seconds, endpoint=ep, sysroot=sysroot, ssh=ssh,
+                           ssh_options=ssh_option or [], host_facts=host_facts)
         if mode is not None:
             from advisor.commands.calibrate import run_progress
 
