@@ -40,9 +40,10 @@ def figures(cal: dict) -> str:
     r = cal.get("rtt_ms") or {}
     parts = [f"rtt p50 {r.get('p50')} ms", f"stream {s.get('mbytes_per_s')} MB/s (cpu {s.get('client_cpu_fraction')})"]
     if t.get("available"):
-        q = t.get("query_ms") or {}
-        ratio = (q["on"] / q["off"]) if q.get("on") and q.get("off") else None
-        parts.append(f"tls query x{ratio:.2f} stream ratio {t.get('throughput_ratio')}" if ratio else "tls")
+        ratio = t.get("query_ratio")
+        h = t.get("handshake_ms") or {}
+        parts.append(f"tls: small query x{ratio}, stream ratio {t.get('throughput_ratio')}, "
+                     f"handshake {h.get('on')} / {h.get('off')} ms")
     parts.append(f"sort ratio {sp.get('ratio')}")
     parts.append(f"fsync p50 {f.get('p50')} ms")
     return "; ".join(parts)

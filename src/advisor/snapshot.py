@@ -261,6 +261,9 @@ class TlsProbe(_Model):
     stream_mbytes_per_s: OnOff = Field(default_factory=OnOff)
     query_ms: OnOff = Field(default_factory=OnOff, description="p50 of a trivial query on each connection")
     query_samples: int = 0
+    query_ratio: Optional[float] = Field(
+        None, description="median over rounds of (TLS ÷ plain) small-query medians, each round's pair run back to "
+                          "back on the same CPU")
     stream_samples: int = 0
 
 

@@ -213,3 +213,12 @@ def test_tls_faster_than_plain_is_noise_not_a_ratio():
 
     v = tls_verdict(snap.calibration.tls)
     assert v.code == "negligible" and "not separable from scheduling noise" in v.why
+
+
+def test_paired_query_ratio_is_what_the_rules_use():
+    snap = _snapshot(VETH)
+    snap.calibration.tls.query_ms = OnOff(on=0.0290, off=0.0240)  # medians across mixed placements
+    snap.calibration.tls.query_ratio = 1.26  # the same CPU per round, TLS ÷ plain
+    assert FactView(snap).get("derived.tls_query_latency_ratio") == 1.26
+    snap.calibration.tls.query_ratio = 0.93
+    assert isinstance(FactView(snap).get("derived.tls_query_latency_ratio"), Unknown)

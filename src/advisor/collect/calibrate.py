@@ -574,8 +574,9 @@ def probe_tls(ctx: _Ctx, deadline: float) -> None:
     #    SELECT 1 on it. Where the server's thread runs relative to this process matters more than the
     #    TLS record work (a wake-up across cores costs ~10-15 us here, TLS ~4-5 us), and the server keeps
     #    its threads where they are, so one connection per side would compare placements. So each round
-    #    pins this process to the next CPU (both sides alike; restored afterwards), and the best round
-    #    median per side is compared: the same placement for both.
+    #    pins this process to the next CPU (both sides alike; restored afterwards), runs plain then TLS
+    #    back to back, and the ratio is the median over rounds of TLS ÷ plain: rounds where the two
+    #    connections landed differently err both ways and cancel out in the median.
     rounds_phase = start + share * 0.4
     per_mode = 24
     slot = share * 0.4 / (per_mode * len(modes))
@@ -657,7 +658,8 @@ def probe_tls(ctx: _Ctx, deadline: float) -> None:
         return None if rate is None else round(rate / 1e6, 3)
 
     def q_p50(m: bool) -> Optional[float]:
-        return round(min(q_rounds[m]), 4) if q_rounds[m] else None
+        v = cs.median(q_rounds[m])
+        return None if v is None else round(v, 4)
 
     probe.handshake_ms = OnOff(on=hs_p50(True) if errs[True] is None else None,
                                off=hs_p50(False) if errs[False] is None else None)
@@ -667,6 +669,10 @@ def probe_tls(ctx: _Ctx, deadline: float) -> None:
                                       off=stream_mb(False) if errs[False] is None else None)
     probe.samples = min(len(hs[m]) for m in modes)
     probe.query_samples = min(q_count[m] for m in modes)
+    if probe.available:
+        pairs = [t / p for p, t in zip(q_rounds[False], q_rounds[True]) if p > 0]
+        r = cs.median(pairs)
+        probe.query_ratio = None if r is None else round(r, 4)
     probe.stream_samples = min(len(chunks[m]) for m in modes)
     if probe.available and probe.stream_mbytes_per_s.on and probe.stream_mbytes_per_s.off:
         probe.throughput_ratio = round(probe.stream_mbytes_per_s.on / probe.stream_mbytes_per_s.off, 4)

@@ -363,7 +363,7 @@ def tls_verdict(tls: Any) -> Verdict:
         cost |= tls.throughput_ratio < TLS_THROUGHPUT_MEASURABLE
     q = tls.query_ms
     if q.on is not None and q.off:
-        r = q.on / q.off
+        r = tls.query_ratio if getattr(tls, "query_ratio", None) is not None else q.on / q.off
         if r >= 1:
             parts.append(f"small queries {r:.2f}x as slow")
             cost |= r >= TLS_QUERY_MEASURABLE

@@ -819,10 +819,17 @@ def stream_server_headroom(v: FactView) -> Any:
     return gen / mb
 
 
-@derived("tls_query_latency_ratio", "Median latency of a trivial query over TLS ÷ over a plain connection, "
-         "as calibration measured it.", unit="x")
+@derived("tls_query_latency_ratio", "How many times as long a trivial query takes over TLS as over a plain "
+         "connection, as calibration measured it (the paired per-round ratio when recorded, else the medians' "
+         "ratio); unknown when TLS measured faster, which is noise.", unit="x")
 def tls_query_latency_ratio(v: FactView) -> Any:
+    paired = v.num("calibration.tls.query_ratio")
     on, off = v.num("calibration.tls.query_ms.on"), v.num("calibration.tls.query_ms.off")
+    if not isinstance(paired, Unknown):
+        if paired < 1:
+            return Unknown(f"small queries measured faster with TLS than without (paired ratio {paired:g}): the "
+                           "scheduling noise on this machine is larger than the TLS cost")
+        return paired
     u = _first_unknown(on, off)
     if u is not None:
         return u
