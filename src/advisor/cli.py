@@ -46,30 +46,36 @@ app.command("explain")(explain)
 app.add_typer(rules_app, name="rules")
 
 
-def main(argv: Optional[list[str]] = None) -> None:
-    import click
+def _is(e: BaseException, name: str) -> bool:
+    """Typer vendors click in recent versions and uses real click in older ones: match by class name."""
+    return any(c.__name__ == name for c in type(e).__mro__)
 
+
+def main(argv: Optional[list[str]] = None) -> None:
     from advisor.errors import EXIT_INTERRUPTED, EXIT_USAGE, AdvisorError
 
     try:
         rv = app(args=argv, standalone_mode=False, prog_name="advisor")
     except AdvisorError as e:
         _fail(str(e), e.exit_code)
-    except click.exceptions.Exit as e:
-        sys.exit(e.exit_code)
-    except click.exceptions.Abort:
-        _fail("interrupted.", EXIT_INTERRUPTED)
-    except click.exceptions.ClickException as e:
-        msg = e.format_message()
-        ctx = getattr(e, "ctx", None)
-        hint = f" Tip: `{ctx.command_path} --help` lists the options." if ctx is not None else ""
-        _fail(f"{msg}{hint}", EXIT_USAGE if isinstance(e, click.exceptions.UsageError) else e.exit_code)
     except KeyboardInterrupt:
         _fail("interrupted.", EXIT_INTERRUPTED)
     except BrokenPipeError:
         sys.exit(0)
-    except Exception as e:  # a bug: one paragraph, traceback only on request
-        if os.environ.get("ADVISOR_DEBUG"):
+    except Exception as e:
+        if _is(e, "Exit"):
+            sys.exit(getattr(e, "exit_code", 0))
+        if _is(e, "Abort"):
+            _fail("interrupted.", EXIT_INTERRUPTED)
+        if _is(e, "NoArgsIsHelpError"):
+            sys.exit(0)  # help was printed
+        if _is(e, "ClickException"):
+            msg = e.format_message()  # type: ignore[attr-defined]
+            ctx = getattr(e, "ctx", None)
+            hint = f" Tip: `{ctx.command_path} --help` lists the options." if ctx is not None else ""
+            code = EXIT_USAGE if _is(e, "UsageError") else getattr(e, "exit_code", 1)
+            _fail(f"{msg.rstrip('.')}.{hint}", code)
+        if os.environ.get("ADVISOR_DEBUG"):  # a bug: one paragraph, traceback only on request
             raise
         _fail(f"internal error: {type(e).__name__}: {e}. Tip: this is a bug in advisor; run again with "
               "ADVISOR_DEBUG=1 for the traceback and report it.", 70)
@@ -77,5 +83,5 @@ def main(argv: Optional[list[str]] = None) -> None:
 
 
 def _fail(message: str, code: int) -> None:
-    sys.stderr.write(f"advisor: error: {message}\n")
+    sys.stderr.write(f"advisor: error: {' '.join(message.split())}\n")
     sys.exit(code)

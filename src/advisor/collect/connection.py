@@ -233,8 +233,11 @@ def connect(ep: Endpoint) -> Any:
     import pymysql
 
     kwargs: dict[str, Any] = dict(
-        user=ep.user, password=ep.password, connect_timeout=ep.connect_timeout, read_timeout=ep.read_timeout,
-        write_timeout=ep.read_timeout, autocommit=True, charset="utf8mb4", program_name="advisor",
+        # The handshake (greeting, TLS, authentication) is bounded by the connect timeout: PyMySQL
+        # applies connect_timeout to the TCP connect only, so the read timeout starts out equal to it
+        # and is raised to --read-timeout once connected.
+        user=ep.user, password=ep.password, connect_timeout=ep.connect_timeout,
+        read_timeout=min(ep.connect_timeout, ep.read_timeout), write_timeout=min(ep.connect_timeout, ep.read_timeout), autocommit=True, charset="utf8mb4", program_name="advisor",
     )
     if ep.socket:
         kwargs["unix_socket"] = ep.socket
@@ -255,6 +258,8 @@ def connect(ep: Endpoint) -> Any:
         raise ConnectError(f"cannot connect to {ep.describe()}: {scrub(str(e), ep)}.", _connect_tip(0, ep)) from None
     except (OSError, _socket.timeout) as e:
         raise ConnectError(f"cannot connect to {ep.describe()}: {scrub(str(e), ep)}.", _connect_tip(2003, ep)) from None
+    conn._read_timeout = ep.read_timeout  # PyMySQL re-applies these before each read/write
+    conn._write_timeout = ep.read_timeout
     if ep.ssl_mode in ("REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"):
         import ssl
 

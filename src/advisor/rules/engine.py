@@ -200,8 +200,8 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
     extra = {f"rec.{k}": v for k, v in recommendation.items()}
     evidence: dict[str, Any] = {}
     for path in list(dict.fromkeys(rule.fact_paths() + list(spec.evidence))):
-        if path == "purpose":
-            continue
+        if path == "purpose" or path.startswith("target."):
+            continue  # the report's target section states these
         val = view.get(path)
         if not isinstance(val, Unknown):
             evidence[path] = json_value(val)

@@ -260,7 +260,7 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)(?:\|([a-z_]+))?\}")
 
 
 def _fmt_pct(v: Any) -> str:
-    return f"{float(v) * 100:.0f} %"
+    return f"{float(v) * 100:.0f}%"
 
 
 FILTERS: dict[str, Callable[[Any], str]] = {

@@ -1,0 +1,110 @@
+"""The CLI as a user sees it: exit codes, one-paragraph errors, help, the demo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.cli import assert_one_paragraph_error, run_cli, run_json
+from tests.support.demo import demo_json
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_bundled_demo_is_the_generated_one():
+    committed = (ROOT / "src/advisor/data/demo-seed-000.json").read_text()
+    assert committed == demo_json(), "regenerate: python -m tests.support.demo > src/advisor/data/demo-seed-000.json"
+
+
+def test_demo_audit_fires_the_five_seed_pitfalls():
+    code, report, err = run_json("audit", "--demo", "--purpose", "benchmark", "--format", "json")
+    assert code == 0, err
+    fired = {f["rule"] for f in report["findings"]}
+    assert {"tls-in-use", "network-route-slow-link", "sort-buffer-oversized", "redo-log-undersized",
+            "nvme-client-no-plp"} <= fired
+    net = next(f for f in report["findings"] if f["rule"] == "network-route-slow-link")
+    assert "em3" in net["message"] and "vlan2" in net["message"]
+
+
+def test_fail_on_sets_exit_1():
+    assert run_cli("audit", "--demo", "--purpose", "benchmark", "--fail-on", "warning").returncode == 1
+    assert run_cli("audit", "--demo", "--purpose", "benchmark", "--fail-on", "critical").returncode == 0
+
+
+def test_help_documents_every_command():
+    p = run_cli("--help")
+    assert p.returncode == 0
+    for cmd in ("audit", "collect", "explain", "rules"):
+        assert cmd in p.stdout
+    p = run_cli("audit", "--help")
+    assert p.returncode == 0 and "--ssl-mode" in p.stdout and "--purpose" in p.stdout and "--fail-on" in p.stdout
+    p = run_cli("--version")
+    assert p.returncode == 0 and p.stdout.startswith("advisor ")
+
+
+def test_usage_errors_exit_2():
+    p = run_cli("audit", "--demo", "--purpose", "fun")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    p = run_cli("audit", "--demo", "--ignore", "no-such-rule")
+    assert p.returncode == 2
+    assert_one_paragraph_error(p.stderr)
+    p = run_cli("explain", "sort-bufer-oversized")
+    assert p.returncode == 2 and "did you mean sort-buffer-oversized" in p.stderr
+    p = run_cli("audit", "--demo", "--snapshot", "x.json")
+    assert p.returncode == 2
+
+
+def test_malformed_rule_file_exit_4_names_file_and_field(tmp_path):
+    src = (ROOT / "rules/memory/sort-buffer-oversized.toml").read_text()
+    bad = src.replace('id = "sort-buffer-oversized"', 'id = "sort-buffer-copy"').replace('op = "ge", value = "32M"', 'op = "gte", value = "32M"')
+    (tmp_path / "copy.toml").write_text(bad)
+    p = run_cli("audit", "--demo", "--rules", str(tmp_path))
+    assert p.returncode == 4
+    assert_one_paragraph_error(p.stderr)
+    assert f"{tmp_path}/copy.toml: when.all[0].op: expected one of" in p.stderr
+    p = run_cli("rules", "lint", str(tmp_path))
+    assert p.returncode == 4
+
+
+def test_user_rules_directory_adds_rules(tmp_path):
+    src = (ROOT / "rules/memory/sort-buffer-oversized.toml").read_text()
+    (tmp_path / "mine.toml").write_text(src.replace('id = "sort-buffer-oversized"', 'id = "my-sort-check"'))
+    code, report, err = run_json("audit", "--demo", "--rules", str(tmp_path), "--format", "json",
+                                 "--ignore", "sort-buffer-oversized")
+    assert code == 0, err
+    rules = {f["rule"] for f in report["findings"]}
+    assert "my-sort-check" in rules and "sort-buffer-oversized" not in rules
+    assert run_cli("rules", "lint", str(tmp_path)).returncode == 0
+
+
+def test_truncated_and_missing_snapshot_exit_4(tmp_path):
+    text = demo_json()
+    f = tmp_path / "t.json"
+    f.write_text(text[: len(text) // 3])
+    p = run_cli("audit", "--snapshot", str(f))
+    assert p.returncode == 4
+    assert_one_paragraph_error(p.stderr)
+    assert "t.json is not valid JSON" in p.stderr
+    p = run_cli("audit", "--snapshot", str(tmp_path / "none.json"))
+    assert p.returncode == 4
+    p = run_cli("audit", "--snapshot", "-", input=json.dumps({"schema_version": 1}))
+    assert p.returncode == 4 and "not a valid snapshot" in p.stderr
+
+
+def test_snapshot_from_stdin_and_markdown():
+    p = run_cli("audit", "--snapshot", "-", "--format", "markdown", "--purpose", "benchmark", input=demo_json())
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("# advisor audit: mysql 5.7.44")
+    assert "| warning | `tls-in-use` |" in p.stdout
+
+
+def test_rules_list_json_and_explain():
+    code, data, err = run_json("rules", "list", "--format", "json")
+    assert code == 0
+    ids = [r["id"] for r in data["rules"]]
+    assert "sort-buffer-oversized" in ids and all(r["references"] for r in data["rules"])
+    p = run_cli("explain", "redo-log-undersized")
+    assert p.returncode == 0
+    for section in ("## What it checks", "## Why it matters", "## Example", "## Recommendation", "## Applies to",
+                    "## References"):
+        assert section in p.stdout

@@ -1,0 +1,164 @@
+"""The engine: three-valued logic, coercion, reasons, overrides, recommendations, ignore."""
+
+import pytest
+
+from advisor.rules.engine import eval_condition, evaluate
+from advisor.rules.facts import FactView, Unknown
+from advisor.rules.loader import parse_rule
+from advisor.rules.schema import parse_condition
+from advisor.snapshot import Missing, Snapshot
+
+
+def snap(variables=None, status=None, flavor="mysql", version="8.0.36", **extra):
+    doc = {"schema_version": 1, "advisor_version": "t", "collected_at": "2026-01-01T00:00:00Z",
+           "target": {"host": "db", "port": 3306, "flavor": flavor, "version": version, "version_string": version},
+           "server": {"variables": variables or {}, "status": status or {}}}
+    doc.update(extra)
+    return Snapshot.model_validate(doc)
+
+
+def ev(cond, s, purpose="production"):
+    return eval_condition(parse_condition(cond), FactView(s, purpose))
+
+
+def test_size_literal_compares_numerically():
+    s = snap({"sort_buffer_size": "33554432"})
+    r, why = ev({"fact": "var.sort_buffer_size", "op": "ge", "value": "32M"}, s)
+    assert r is True and "32 MiB" in why
+    assert ev({"fact": "var.sort_buffer_size", "op": "lt", "value": "32M"}, s)[0] is False
+
+
+def test_bool_literal_accepts_on_off():
+    s = snap({"skip_name_resolve": "OFF"})
+    assert ev({"fact": "var.skip_name_resolve", "op": "eq", "value": False}, s)[0] is True
+
+
+def test_non_numeric_value_is_unknown_not_false():
+    s = snap({"sort_buffer_size": "lots"})
+    r, why = ev({"fact": "var.sort_buffer_size", "op": "ge", "value": "32M"}, s)
+    assert r is None and "not a number" in why
+
+
+def test_missing_fact_is_unknown_with_reason():
+    s = snap({})
+    r, why = ev({"fact": "var.innodb_redo_log_capacity", "op": "le", "value": "128M"}, s)
+    assert r is None and "innodb_redo_log_capacity" in why
+
+
+def test_missing_reason_comes_from_collector():
+    s = snap({}, missing=[{"fact": "host", "reason": "server is remote; pass --ssh user@host"}])
+    v = FactView(s).get("host.memory.total_bytes")
+    assert isinstance(v, Unknown) and "--ssh" in v.reason
+
+
+def test_kleene_logic():
+    s = snap({"a": "1"})
+    t = {"fact": "var.a", "op": "eq", "value": 1}
+    f = {"fact": "var.a", "op": "eq", "value": 2}
+    u = {"fact": "var.missing", "op": "eq", "value": 1}
+    assert ev({"all": [t, u]}, s)[0] is None
+    assert ev({"all": [f, u]}, s)[0] is False
+    assert ev({"any": [t, u]}, s)[0] is True
+    assert ev({"any": [f, u]}, s)[0] is None
+    assert ev({"not": u}, s)[0] is None
+    assert ev({"not": f}, s)[0] is True
+    assert ev({"fact": "var.missing", "op": "exists"}, s)[0] is False
+
+
+def test_version_comparison():
+    s = snap(version="8.0.9")
+    assert ev({"fact": "target.version", "op": "lt", "value": "8.0.12"}, s)[0] is True
+    assert ev({"fact": "target.version", "op": "ge", "value": "8.0"}, s)[0] is True
+
+
+def test_ref_with_factor():
+    s = snap({"innodb_buffer_pool_size": "8589934592"}, host={"memory": {"total_bytes": 10737418240}})
+    c = {"fact": "var.innodb_buffer_pool_size", "op": "gt", "ref": "host.memory.total_bytes", "factor": 0.75}
+    r, why = ev(c, s)
+    assert r is True and "0.75 ×" in why
+
+
+def test_rates_since_uptime_and_interval():
+    s = snap({}, {"Innodb_os_log_written": "7200", "Uptime": "3600"})
+    assert FactView(s).get("rate.Innodb_os_log_written") == 2.0
+    s2 = snap({}, {"Innodb_os_log_written": "7200", "Uptime": "3600"},
+              server={"variables": {}, "status": {"Uptime": "3600"}, "interval": {"seconds": 10, "rates": {"Innodb_os_log_written": 50.0}}})
+    v = FactView(s2)
+    assert v.get("rate.Innodb_os_log_written") == 50.0 and "10 s" in v.rate_basis()
+
+
+RULE = '''
+id = "test-thing-wrong"
+title = "t"
+category = "memory"
+severity = "warning"
+variables = ["sort_buffer_size", "query_cache_size"]
+rationale = "r"
+message = "value {var.sort_buffer_size|size} on {target.flavor}"
+references = ["https://example.org"]
+[when]
+all = [ { fact = "var.sort_buffer_size", op = "ge", value = "32M" } ]
+[[overrides]]
+when = { fact = "purpose", op = "eq", value = "benchmark" }
+severity = "critical"
+[[overrides]]
+when = { fact = "target.flavor", op = "eq", value = "mariadb" }
+message = "mariadb variant {var.sort_buffer_size|size}"
+[[recommend]]
+variable = "sort_buffer_size"
+value = "256K"
+[[examples]]
+name = "a"
+expect = "fired"
+[examples.facts]
+"var.sort_buffer_size" = "32M"
+[[examples]]
+name = "b"
+expect = "passed"
+[examples.facts]
+"var.sort_buffer_size" = "1M"
+'''
+
+
+def test_fired_finding_has_numbers_evidence_and_recommendation():
+    rule = parse_rule(RULE, "t.toml")
+    o = evaluate(snap({"sort_buffer_size": "33554432"}), [rule])[0]
+    assert o.status == "fired"
+    f = o.finding
+    assert f.message == "value 32 MiB on mysql"
+    assert f.severity == "warning"
+    assert f.evidence["var.sort_buffer_size"] == "33554432"
+    assert f.recommendation == {"sort_buffer_size": "256K"}
+    assert f.variables == ["sort_buffer_size"]  # query_cache_size does not exist on this server
+
+
+def test_overrides_accumulate_in_order():
+    rule = parse_rule(RULE, "t.toml")
+    o = evaluate(snap({"sort_buffer_size": "33554432"}, flavor="mariadb", version="10.11.6"), [rule], "benchmark")[0]
+    assert o.finding.severity == "critical"
+    assert o.finding.message.startswith("mariadb variant")
+
+
+def test_passed_and_ignored_outcomes_have_reasons():
+    rule = parse_rule(RULE, "t.toml")
+    o = evaluate(snap({"sort_buffer_size": "1048576"}), [rule])[0]
+    assert o.status == "passed" and "not ≥" in o.reason
+    o = evaluate(snap({"sort_buffer_size": "33554432"}), [rule], ignore=["test-thing-wrong"])[0]
+    assert o.status == "not_applicable" and "ignored" in o.reason
+
+
+def test_not_applicable_by_flavor_and_purpose():
+    text = RULE.replace('[when]', '[applies_to]\npurpose = ["benchmark"]\nflavors = { mysql = ">=8.0.30" }\n[when]')
+    rule = parse_rule(text, "t.toml")
+    o = evaluate(snap({"sort_buffer_size": "33554432"}), [rule], "production")[0]
+    assert o.status == "not_applicable" and "benchmark" in o.reason
+    o = evaluate(snap({"sort_buffer_size": "33554432"}, version="8.0.20"), [rule], "benchmark")[0]
+    assert o.status == "not_applicable" and ">=8.0.30" in o.reason
+    o = evaluate(snap({"sort_buffer_size": "33554432"}, flavor="mariadb", version="10.11.6"), [rule], "benchmark")[0]
+    assert o.status == "not_applicable" and "mariadb" in o.reason
+
+
+def test_unknown_never_recommends():
+    rule = parse_rule(RULE, "t.toml")
+    o = evaluate(snap({}), [rule])[0]
+    assert o.status == "unknown" and o.finding is None

@@ -1,0 +1,88 @@
+"""Malformed rules fail at load time with the file and the field named (STYLE.md practice 2)."""
+
+import pytest
+
+from advisor.errors import RuleLoadError
+from advisor.rules.loader import load_rules, parse_rule
+
+BASE = '''
+id = "thing-wrong"
+title = "t"
+category = "memory"
+severity = "warning"
+rationale = "r"
+message = "m"
+references = ["https://example.org"]
+[when]
+all = [ { fact = "var.a", op = "eq", value = 1 }, { fact = "var.b", op = "ge", value = "32M" } ]
+[[examples]]
+name = "a"
+expect = "fired"
+[[examples]]
+name = "b"
+expect = "passed"
+'''
+
+
+def err(text):
+    with pytest.raises(RuleLoadError) as e:
+        parse_rule(text, "rules/x/thing.toml")
+    return str(e.value)
+
+
+def test_valid_base_loads():
+    assert parse_rule(BASE, "x.toml").id == "thing-wrong"
+
+
+def test_unknown_operator_names_field_and_choices():
+    msg = err(BASE.replace('op = "ge"', 'op = "gte"'))
+    assert "rules/x/thing.toml: when.all[1].op: expected one of eq, ne, lt, le, gt, ge" in msg
+    assert "'gte'" in msg
+
+
+def test_unknown_key_is_an_error():
+    msg = err(BASE.replace('severity = "warning"', 'severity = "warning"\nseverty = "info"'))
+    assert "severty" in msg and "unknown key" in msg
+
+
+def test_bad_severity():
+    msg = err(BASE.replace('severity = "warning"', 'severity = "high"'))
+    assert "severity" in msg and "'high'" in msg
+
+
+def test_bad_fact_namespace_and_model_path():
+    assert "unknown fact namespace 'vars'" in err(BASE.replace('fact = "var.a"', 'fact = "vars.a"'))
+    assert "no field 'totl_bytes'" in err(BASE.replace('fact = "var.a"', 'fact = "host.memory.totl_bytes"'))
+    assert "no derived fact" in err(BASE.replace('fact = "var.a"', 'fact = "derived.nope"'))
+
+
+def test_bad_formula_and_placeholder():
+    assert "no formula named 'nope'" in err(BASE + '\n[[recommend]]\nformula = "nope"\n')
+    assert "unknown filter |bytes" in err(BASE.replace('message = "m"', 'message = "{var.a|bytes}"'))
+
+
+def test_needs_two_examples_and_a_reference():
+    assert "examples" in err(BASE.split("[[examples]]")[0] + '[[examples]]\nname = "a"\nexpect = "fired"\n')
+    assert "references" in err(BASE.replace('references = ["https://example.org"]', "references = []"))
+
+
+def test_bad_id_and_toml_syntax():
+    assert "id" in err(BASE.replace('id = "thing-wrong"', 'id = "Thing"'))
+    assert "not valid TOML" in err(BASE + "\n[[[")
+
+
+def test_in_needs_values_list():
+    msg = err(BASE.replace('op = "eq", value = 1', 'op = "in", value = 1'))
+    assert "when.all[0].value" in msg
+
+
+def test_duplicate_id_across_directories(tmp_path):
+    (tmp_path / "dup.toml").write_text(BASE.replace('id = "thing-wrong"', 'id = "tls-in-use"'))
+    with pytest.raises(RuleLoadError) as e:
+        load_rules([tmp_path])
+    assert "already used" in str(e.value) and "dup.toml" in str(e.value)
+
+
+def test_missing_directory():
+    with pytest.raises(RuleLoadError):
+        load_rules(["/nonexistent/rules"])

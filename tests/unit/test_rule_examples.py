@@ -1,0 +1,31 @@
+"""Every example embedded in every rule file runs through the real engine (one test id each)."""
+
+import pytest
+
+from advisor.rules.examples_run import run_example
+from advisor.rules.loader import load_rules
+
+RULES = load_rules()
+CASES = [(r, ex) for r in RULES for ex in r.spec.examples]
+
+
+@pytest.mark.parametrize("rule,example", CASES, ids=[f"{r.id}:{ex.name}" for r, ex in CASES])
+def test_example(rule, example):
+    result = run_example(rule, example)
+    assert result.ok, "; ".join(result.problems)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
+def test_rule_has_firing_and_quiet_example(rule):
+    expects = {ex.expect for ex in rule.spec.examples}
+    assert "fired" in expects
+    assert expects & {"passed", "not_applicable"}
+    assert len({ex.name for ex in rule.spec.examples}) == len(rule.spec.examples), "example names must be unique"
+
+
+def test_registry():
+    ids = [r.id for r in RULES]
+    assert len(ids) == len(set(ids))
+    for r in RULES:
+        assert r.spec.references, r.id
+        assert r.path.endswith(f"/{r.id}.toml"), f"{r.path}: the file is named after the rule id"
