@@ -116,7 +116,7 @@ def justification_problems(text: str) -> list[str]:
 def test_every_line_of_every_golden_file_is_justified(path):
     text = path.read_text()
     assert "[mysqld]" in text
-    assert SETTING.search(text.replace("\n", "\n\n"), re.M) or "0 setting(s) changed" in text
+    assert any(SETTING.match(line) for line in text.splitlines())
     assert justification_problems(text) == []
 
 

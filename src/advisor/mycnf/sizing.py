@@ -59,7 +59,7 @@ class SizingInputs:
 @dataclass
 class SizingResult:
     proposals: list[Proposal] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)   # "what: why not sized"
+    skipped: list[tuple[str, str]] = field(default_factory=list)   # (variable, "variable: why it was not sized")
 
 
 def _num(variables: Mapping[str, str], name: str) -> Optional[int]:
@@ -203,7 +203,7 @@ def sizing_proposals(inp: SizingInputs) -> SizingResult:
 
     # buffer pool
     if inp.limit_bytes is None:
-        out.skipped.append("innodb_buffer_pool_size: not sized, because the memory limit is unknown")
+        out.skipped.append(("innodb_buffer_pool_size", "innodb_buffer_pool_size: not sized, because the memory limit is unknown"))
     else:
         cur = _num(v, "innodb_buffer_pool_size")
         want = buffer_pool_target(inp.limit_bytes)
@@ -243,8 +243,8 @@ def sizing_proposals(inp: SizingInputs) -> SizingResult:
 
     # I/O capacity
     if inp.device_class in (None, "unknown", "virtual"):
-        out.skipped.append("innodb_io_capacity: not sized, because the datadir's device class is "
-                           + ("unknown" if inp.device_class in (None, "unknown") else "virtual (backing storage not visible)"))
+        out.skipped.append(("innodb_io_capacity", "innodb_io_capacity: not sized, because the datadir's device class is "
+                            + ("unknown" if inp.device_class in (None, "unknown") else "virtual (backing storage not visible)")))
     else:
         pair = io_capacity_for(inp.device_class)
         cur, cur_max = _num(v, "innodb_io_capacity"), _num(v, "innodb_io_capacity_max")
@@ -265,8 +265,8 @@ def sizing_proposals(inp: SizingInputs) -> SizingResult:
         want = connections_for_workload(inp.workload, mc)
         if want > mc:
             if inp.limit_bytes is None:
-                out.skipped.append(f"max_connections: not raised to {format_number(want)} for a benchmark thread sweep, "
-                                   "because the memory limit is unknown and the budget could not be checked")
+                out.skipped.append(("max_connections", f"max_connections: not raised to {format_number(want)} for a benchmark "
+                                    "thread sweep, because the memory limit is unknown and the budget could not be checked"))
             else:
                 out.proposals.append(Proposal(
                     "max_connections", str(want), "sizing.benchmark-connections", "sizing", "sizing",
@@ -280,7 +280,8 @@ def sizing_proposals(inp: SizingInputs) -> SizingResult:
         want = log_buffer_for_workload(inp.workload, lb)
         if want > lb:
             if inp.limit_bytes is None:
-                out.skipped.append("innodb_log_buffer_size: not raised, because the memory limit is unknown")
+                out.skipped.append(("innodb_log_buffer_size", "innodb_log_buffer_size: not raised by sizing, because the memory "
+                                    "limit is unknown"))
             else:
                 out.proposals.append(Proposal(
                     "innodb_log_buffer_size", format_cnf_size(want), "sizing.log-buffer", "sizing", "sizing",
