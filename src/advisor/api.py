@@ -40,10 +40,11 @@ def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Opti
             pass
     target = parse_target(raw, ep.host, ep.port, ep.socket)
     server = parse_server(raw, ep.user, ep.ssl_mode, ep.transport)
-    snap = Snapshot(advisor_version=__version__, collected_at=now_iso(), target=target, server=server)
-    snap.missing.append(Missing(fact="host", reason="host facts were not collected by this command"))
-    snap.missing.append(Missing(fact="client", reason="the client's network path was not collected by this command"))
-    snap.missing.append(Missing(fact="calibration", reason="calibration did not run"))
+    snap = Snapshot.model_construct(advisor_version=__version__, collected_at=now_iso(), target=target,
+                                    server=server, missing=[])
+    snap.missing.append(Missing.model_construct(fact="host", reason="host facts were not collected by this command"))
+    snap.missing.append(Missing.model_construct(fact="client", reason="the client's network path was not collected by this command"))
+    snap.missing.append(Missing.model_construct(fact="calibration", reason="calibration did not run"))
     return snap
 
 

@@ -7,7 +7,11 @@ import os
 import sys
 from typing import Annotated, Optional
 
-import typer
+# advisor uses no pydantic plugins; without this, pydantic scans every installed distribution's
+# entry points at first use (~13 ms on a machine with many packages).
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+
+import typer  # noqa: E402
 
 from advisor import __version__
 
@@ -37,7 +41,9 @@ def _root(
 
 
 from advisor.commands.audit import audit  # noqa: E402
+from advisor.commands.checklist import checklist  # noqa: E402
 from advisor.commands.collect import collect  # noqa: E402
+from advisor.commands.fleet import fleet  # noqa: E402
 from advisor.commands.rules_cmd import explain, rules_app  # noqa: E402
 from advisor.commands.mycnf import mycnf  # noqa: E402
 from advisor.commands.verify import verify  # noqa: E402
@@ -47,7 +53,9 @@ app.command("collect")(collect)
 app.command("explain")(explain)
 app.command("mycnf")(mycnf)
 app.command("verify")(verify)
+app.command("fleet")(fleet)
 app.add_typer(rules_app, name="rules")
+app.command("checklist")(checklist)
 
 
 def _is(e: BaseException, name: str) -> bool:

@@ -62,6 +62,6 @@ class Report:
             "summary": {**self.counts(), **self.severity_counts()},
             "findings": [f.to_dict() for f in self.findings],
             "outcomes": [o.to_dict() for o in self.outcomes],
-            "missing": [m.model_dump() for m in self.missing],
+            "missing": [{"fact": m.fact, "reason": m.reason} for m in self.missing],
             "notes": list(self.notes),
         }

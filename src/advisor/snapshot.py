@@ -19,7 +19,7 @@ SCHEMA_VERSION = 1
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    model_config = ConfigDict(extra="forbid", validate_assignment=False, defer_build=True)
 
 
 class Missing(_Model):
@@ -33,7 +33,7 @@ class _Section(_Model):
     missing: list[Missing] = Field(default_factory=list)
 
     def note_missing(self, fact: str, reason: str) -> None:
-        self.missing.append(Missing(fact=fact, reason=reason))
+        self.missing.append(Missing.model_construct(fact=fact, reason=reason))
 
 
 # ---------------------------------------------------------------- target and server

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -57,8 +58,13 @@ def test_production_purpose_tls_is_info_and_fail_on(pitfall_server):
 
 def test_collect_then_offline_audit_gives_same_findings(pitfall_server, tmp_path):
     snap = tmp_path / "s.json"
-    p = run_cli("collect", *conn_args(pitfall_server), "-o", str(snap))
+    p = run_cli("collect", *conn_args(pitfall_server), "-o", str(snap), "--sample-seconds", "0.3")
     assert p.returncode == 0, p.stderr
+    from advisor.snapshot import load_snapshot
+
+    text = snap.read_text()
+    assert load_snapshot(text).to_json() == text  # validates and round-trips exactly
+    assert json.loads(text)["server"]["interval"]["seconds"] >= 0.3
     code, offline, err = run_json("audit", "--snapshot", str(snap), "--purpose", "benchmark", "--format", "json")
     assert code == 0, err
     code, live, err = run_json("audit", *conn_args(pitfall_server), "--purpose", "benchmark", "--format", "json")

@@ -37,7 +37,13 @@ def test_collect_and_audit_each_flavor(name, tmp_path):
         assert p.returncode == 0, p.stderr
         queries = list(srv.queries)
         unhandled = list(srv.unhandled)
-    snap = json.loads(snap_path.read_text())
+    text = snap_path.read_text()
+    # the collector builds its models without validation (speed); what it wrote must validate
+    # and round-trip unchanged
+    from advisor.snapshot import load_snapshot
+
+    assert load_snapshot(text).to_json() == text
+    snap = json.loads(text)
     assert snap["target"]["flavor"] == flavor
     assert snap["target"]["version"].startswith(version)
     assert snap["server"]["variables"]["version"] == snap["target"]["version_string"]

@@ -86,3 +86,36 @@ def test_duplicate_id_across_directories(tmp_path):
 def test_missing_directory():
     with pytest.raises(RuleLoadError):
         load_rules(["/nonexistent/rules"])
+
+
+def test_rule_cache_is_used_and_invalidated(tmp_path, monkeypatch):
+    import os
+    import time
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("ADVISOR_NO_CACHE", raising=False)
+    d = tmp_path / "rules"
+    d.mkdir()
+    f = d / "thing-wrong.toml"
+    f.write_text(BASE)
+    first = load_rules([d], builtin=False)
+    cached = list((tmp_path / "cache" / "advisor").glob("rules-*.pickle"))
+    assert len(cached) == 1
+    again = load_rules([d], builtin=False)
+    assert [r.spec for r in again] == [r.spec for r in first]
+    # an edit (new size and mtime) is a miss: the new text is validated, not the cached one
+    f.write_text(BASE.replace('op = "ge"', 'op = "gte"'))
+    os.utime(f, ns=(time.time_ns(), time.time_ns() + 1_000_000))
+    with pytest.raises(RuleLoadError):
+        load_rules([d], builtin=False)
+
+
+def test_corrupt_cache_is_a_miss(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    d = tmp_path / "rules"
+    d.mkdir()
+    (d / "thing-wrong.toml").write_text(BASE)
+    load_rules([d], builtin=False)
+    for p in (tmp_path / "cache" / "advisor").glob("rules-*.pickle"):
+        p.write_bytes(b"not a pickle")
+    assert load_rules([d], builtin=False)[0].id == "thing-wrong"

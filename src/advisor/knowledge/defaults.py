@@ -47,6 +47,12 @@ def bp_instances_80(i: Inputs) -> int:
     return 8 if i.buffer_pool_bytes >= GiB else 1
 
 
+@_register("page_cleaners_80", ("buffer_pool_bytes",),
+           "4, lowered to the buffer pool instance count (MySQL 5.7/8.0: 1 for a pool under 1 GiB).")
+def page_cleaners_80(i: Inputs) -> int:
+    return min(4, bp_instances_80(i))
+
+
 @_register("bp_instances_84", ("buffer_pool_bytes", "cpus"),
            "MySQL 8.4: 1 when the buffer pool is at most 1 GiB; else min(buffer pool / chunk size (128 MiB) / 2, "
            "logical CPUs / 4), clamped to 1..64.")

@@ -373,11 +373,13 @@ def _previous(var: str, variables: dict[str, str], flavor: str, version: Version
     cur = variables.get(var)
     d = knowledge.default_for(var, flavor, version, **ctx)
     if profile:
-        return f"default {show(d, unit)}" if d is not None else "no recorded default"
+        if d is None:
+            return "no recorded default"
+        return "default: empty (the server's built-in choice)" if str(d).strip() == "" else f"default {show(d, unit)}"
     if cur is None:
         return "not reported by the server" + (f" (default {show(d, unit)})" if d is not None else "")
     if str(cur).strip() == "":
-        return "empty (the server's built-in choice" + (f", {d})" if d is not None else ")")
+        return "empty (the server's built-in choice" + (f", {d})" if d else ")")
     is_def = knowledge.is_default(var, cur, flavor, version, **ctx)
     return show(cur, unit) + (" (the default)" if is_def else "")
 

@@ -69,7 +69,7 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
     unknown = [o for o in report.outcomes if o.status == "unknown"]
     if unknown:
         lines.append("")
-        lines.append(c("dim", "Could not evaluate:" if verbose else "Could not evaluate (facts missing):"))
+        lines.append(c("dim", "Could not evaluate (facts missing):"))
         for o in unknown:
             lines.append(c("dim", wrap(f"{o.rule}: {o.reason}", "  ")))
     if verbose:
@@ -77,8 +77,11 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
         for o in report.outcomes:
             if o.status in ("passed", "not_applicable"):
                 lines.append(c("dim", wrap(f"{o.status:<14} {o.rule}: {o.reason}", "  ")))
-    for m in report.missing:
-        lines.append(c("dim", wrap(f"not collected: {m.fact}: {m.reason}", "  ")))
+    if report.missing:
+        lines.append("")
+        lines.append(c("dim", "Not collected:"))
+        for m in report.missing:
+            lines.append(c("dim", wrap(f"{m.fact}: {m.reason}", "  ")))
     for n in report.notes:
         lines.append(c("dim", wrap(f"note: {n}", "  ")))
     return "\n".join(lines).rstrip() + "\n"

@@ -42,7 +42,7 @@ def redo_capacity_bytes(v: FactView) -> Any:
         return int(size)
     files = v.num("var.innodb_log_files_in_group")
     if isinstance(files, Unknown):
-        files = 2 if v.flavor != "mariadb" else 2
+        files = 2  # the default on MySQL < 8.0.30 and MariaDB < 10.5
     return int(size) * int(files)
 
 

@@ -156,7 +156,7 @@ def parse_condition(obj: Any, loc: str = "when") -> Condition:
 # ---------------------------------------------------------------- rule file models
 
 class _M(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class AppliesTo(_M):

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import typer
+
+from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, NoDefaults,
+                                      OutputFile, Password, Port, Purpose, PurposeOpt, ReadTimeout, ReportFormat,
+                                      SampleSeconds, Severity, SslCa, SslCert, SslKey, SslMode, User, conn_options,
+                                      write_output)
+
+
+def fleet(
+    targets: Annotated[str, typer.Argument(help="File with one [user@]host[:port] per line ('#' comments).")],
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Audit this many servers at once.")] = 4,
+    port: Port = None, user: User = None, password: Password = None, ask_password: AskPassword = False,
+    defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None, no_defaults: NoDefaults = False,
+    ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None, ssl_key: SslKey = None,
+    connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0, sample_seconds: SampleSeconds = 0.0,
+    purpose: PurposeOpt = Purpose.production,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default) or json.", rich_help_panel=OUT)] = ReportFormat.text,
+    fail_on: Annotated[Severity | None, typer.Option("--fail-on", help="Exit 1 when any server has a finding at or above this severity, or could not be audited.", rich_help_panel=OUT)] = None,
+    output: OutputFile = None,
+) -> None:
+    """Audit many servers in parallel (live, without calibration) and summarise them."""
+    import json
+
+    from advisor.errors import UsageError
+    from advisor.fleet import audit_fleet, read_targets, render_text, summary_dict
+
+    if fmt == ReportFormat.markdown:
+        raise UsageError("fleet prints text or json.", None)
+    tlist = read_targets(targets)
+    base = conn_options(None, port, None, user, password, ask_password, defaults_file, defaults_extra_file,
+                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+    t0 = time.monotonic()
+    results = audit_fleet(tlist, base, purpose=purpose.value, jobs=jobs, sample_seconds=sample_seconds)
+    wall = time.monotonic() - t0
+    if fmt == ReportFormat.json:
+        write_output(json.dumps(summary_dict(results, purpose.value, wall, jobs), indent=2) + "\n", output)
+    else:
+        write_output(render_text(results, wall, jobs), output)
+    if fail_on is not None and any(r.report is None or r.report.worst_at_least(fail_on.value) for r in results):
+        raise typer.Exit(1)

@@ -1,0 +1,89 @@
+"""Checklist renderers: Markdown (templates/checklist.md.j2) and JSON. They return strings and never print.
+
+The Markdown view model is built here; the template only loops over it (no logic, StrictUndefined).
+Item boxes: `[x]` for pass, `[ ]` for fail, unknown and manual (those are what is left to do).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from advisor.checklist import PHASE_TITLES, Checklist, Item
+
+TEMPLATE = "checklist.md.j2"
+STATUS_LABEL = {"pass": "pass", "fail": "FAIL", "unknown": "unknown", "manual": "manual"}
+
+
+def _code(text: str) -> str:
+    """Inline code that survives backticks in the text."""
+    one_line = " ".join(text.split())
+    fence = "`"
+    while fence in one_line:
+        fence += "`"
+    pad = " " if one_line.startswith("`") or one_line.endswith("`") else ""
+    return f"{fence}{pad}{one_line}{pad}{fence}"
+
+
+def _text(s: str) -> str:
+    return " ".join(s.split())
+
+
+def _item_view(it: Item) -> dict[str, Any]:
+    lines = []
+    if it.evidence:
+        lines.append(f"Evidence: {_text(it.evidence)}")
+    if it.fix:
+        lines.append(f"{'Do' if it.status == 'manual' else 'Fix'}: {_text(it.fix)}")
+    if it.command:
+        lines.append(f"Command: {_code(it.command)}")
+    if it.rule:
+        lines.append(f"Rule {_code(it.rule)} ({it.severity}); details: {_code('advisor explain ' + it.rule)}")
+    return {"box": "x" if it.status == "pass" else " ", "title": _text(it.title), "status": STATUS_LABEL[it.status],
+            "lines": lines}
+
+
+def view_model(cl: Checklist) -> dict[str, Any]:
+    t = cl.target
+    where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
+    counts = cl.counts()
+    header = [f"# Pre-benchmark checklist: {t.flavor} {t.version} at {where}", ""]
+    src = f"Source: {cl.source}" + (f", collected {cl.collected_at}" if cl.collected_at else "") + "."
+    header.append(src + " Purpose: benchmark.")
+    if cl.sysbench is not None:
+        header.append("")
+        header.append(f"sysbench command: {_code(cl.sysbench.display)}")
+    if cl.local is not None:
+        header.append("")
+        header.append(f"sysbench on this machine: {_text(cl.local.describe())}.")
+    header += ["", f"{counts['fail']} fail, {counts['unknown']} unknown, {counts['manual']} manual, {counts['pass']} pass. "
+               "Ticked items hold now; tick the others when done."]
+    phases = [{"title": PHASE_TITLES[p], "entries": [_item_view(it) for it in items]}
+              for p, items in cl.by_phase() if items]
+    footer: list[str] = []
+    if cl.omitted or cl.notes:
+        footer += ["## Notes", ""]
+        if cl.omitted:
+            footer.append("- Not applicable to this target (omitted): "
+                          + "; ".join(f"{_code(o['rule'])}: {_text(o['reason'])}" for o in cl.omitted) + ".")
+        footer += [f"- {_text(n)}" for n in cl.notes]
+    return {"header": header, "phases": phases, "footer": footer}
+
+
+def _environment() -> Any:
+    import jinja2
+
+    from importlib.resources import files
+
+    loader = jinja2.FunctionLoader(lambda name: (files("advisor.templates") / name).read_text(encoding="utf-8"))
+    return jinja2.Environment(loader=loader, undefined=jinja2.StrictUndefined, autoescape=False,
+                              keep_trailing_newline=True, trim_blocks=False, lstrip_blocks=False)
+
+
+def render_markdown(cl: Checklist) -> str:
+    text = _environment().get_template(TEMPLATE).render(**view_model(cl))
+    return text.rstrip() + "\n"
+
+
+def render_json(cl: Checklist) -> str:
+    return json.dumps(cl.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
