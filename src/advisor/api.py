@@ -22,8 +22,12 @@ def now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Optional[Endpoint] = None) -> Snapshot:
-    """Connect, read the server (read-only) and return a snapshot."""
+def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Optional[Endpoint] = None, *,
+            machine: bool = True, sysroot: Optional[str] = None, ssh: Optional[str] = None,
+            ssh_options: Iterable[str] = (), host_facts: Optional[str] = None) -> Snapshot:
+    """Connect, read the server (read-only) and return a snapshot. With `machine` (the default) the
+    snapshot also gets the client's network path and, when they can be had, the server host's
+    facts (see collect_machine)."""
     from advisor.collect.mysql import read_server
     from advisor.collect.parse import parse_server, parse_target
 
@@ -42,10 +46,67 @@ def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Opti
     server = parse_server(raw, ep.user, ep.ssl_mode, ep.transport)
     snap = Snapshot.model_construct(advisor_version=__version__, collected_at=now_iso(), target=target,
                                     server=server, missing=[])
-    snap.missing.append(Missing.model_construct(fact="host", reason="host facts were not collected by this command"))
-    snap.missing.append(Missing.model_construct(fact="client", reason="the client's network path was not collected by this command"))
+    if machine:
+        collect_machine(snap, ep.host, ep.transport, sysroot=sysroot, ssh=ssh, ssh_options=ssh_options,
+                        host_facts=host_facts)
+    else:
+        snap.missing.append(Missing.model_construct(fact="host", reason="host facts were not collected by this command"))
+        snap.missing.append(Missing.model_construct(fact="client", reason="the client's network path was not collected by this command"))
     snap.missing.append(Missing.model_construct(fact="calibration", reason="calibration did not run"))
     return snap
+
+
+def collect_machine(snap: Snapshot, host: Optional[str], transport: str, *, sysroot: Optional[str] = None,
+                    ssh: Optional[str] = None, ssh_options: Iterable[str] = (), host_facts: Optional[str] = None) -> None:
+    """Add the client's network path (this machine, or --sysroot) and the server host's facts:
+    from a host-facts file, over ssh, from --sysroot, or read here when the server is local.
+    Without any of them the snapshot says which facts are missing and how to supply them."""
+    from advisor.collect.host import (NO_HOST_TIP, decide_locality, gather_local, load_host_facts_file, pid_file,
+                                      server_dirs)
+    from advisor.collect.host_parse import parse_host
+    from advisor.collect.network import read_client
+
+    if ssh and host_facts:
+        raise UsageError("--ssh and --host-facts both supply the server's host facts; give one.", None)
+    if sysroot is not None and not Path(sysroot).is_dir():
+        raise UsageError(f"--sysroot {sysroot} is not a directory.", "give the root of a tree that holds proc/ and sys/.")
+    snap.client = read_client(host, transport, sysroot or "/", source="recorded" if sysroot else "local")
+    variables = snap.server.variables
+    dirs = server_dirs(variables)
+    pf = pid_file(variables)
+    if host_facts:
+        raw, source, origin = load_host_facts_file(host_facts), "file", f"read from the host-facts file {host_facts}"
+    elif ssh:
+        from advisor.collect.ssh import gather_remote
+
+        raw, source, origin = gather_remote(ssh, dirs, pf, ssh_options), "ssh", f"gathered on {ssh} over ssh"
+    elif sysroot:
+        raw, source, origin = gather_local(sysroot, dirs, pf), "recorded", f"read from the tree under --sysroot {sysroot}"
+    else:
+        loc = decide_locality(host, transport, variables)
+        if not loc.local:
+            snap.missing.append(Missing(fact="host", reason=(
+                f"{loc.reason}, so the server host's facts (CPU, memory and cgroup limit, swap, THP, the storage "
+                f"behind the datadir) were not read and the rules that need them report unknown. Tip: {NO_HOST_TIP}")))
+            return
+        raw, source, origin = gather_local("/", dirs, pf), "local", f"read on this machine: {loc.reason}"
+    facts = parse_host(raw, dirs or None, source)
+    server_name = {k.lower(): v for k, v in variables.items()}.get("hostname")
+    if source in ("file", "ssh") and server_name and facts.hostname and server_name.split(".")[0] != facts.hostname.split(".")[0]:
+        origin += f"; note: they describe host {facts.hostname!r} but the server reports @@hostname {server_name!r}"
+    facts.origin = origin
+    snap.host = facts
+
+
+def host_facts_only(sysroot: Optional[str] = None) -> str:
+    """`advisor collect --host-facts-only`: this machine's host facts as a host-facts document
+    (raw files plus the parsed facts), without connecting to a server."""
+    from advisor.collect.host import host_facts_document, host_facts_only as gather
+
+    if sysroot is not None and not Path(sysroot).is_dir():
+        raise UsageError(f"--sysroot {sysroot} is not a directory.", "give the root of a tree that holds proc/ and sys/.")
+    raw, facts = gather(sysroot or "/")
+    return host_facts_document(raw, facts)
 
 
 def read_snapshot_file(path: str) -> Snapshot:

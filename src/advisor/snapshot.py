@@ -162,6 +162,7 @@ class Storage(_Model):
 
 class HostFacts(_Section):
     source: Literal["local", "ssh", "file", "recorded"] = "local"
+    origin: Optional[str] = Field(None, description="how these facts were obtained and why they are the server's host")
     hostname: Optional[str] = None
     kernel: Optional[str] = None
     cpu: Cpu = Field(default_factory=Cpu)
@@ -184,6 +185,9 @@ class Interface(_Model):
     virtual: Optional[bool] = None
     rx_bytes: Optional[int] = None
     tx_bytes: Optional[int] = None
+    kind: Optional[str] = Field(None, description="physical, loopback, vlan, bridge, bond, virtual, ... (uevent DEVTYPE)")
+    lower: list[str] = Field(default_factory=list, description="interfaces this one sits on (lower_* links)")
+    driver: Optional[str] = Field(None, description="kernel driver of the device behind it, when it has one")
 
 
 class Route(_Model):
@@ -195,6 +199,8 @@ class Route(_Model):
     speed_mbps: Optional[int] = None
     duplex: Optional[str] = None
     mtu: Optional[int] = None
+    destination_address: Optional[str] = Field(None, description="the IP address the destination resolved to")
+    method: Optional[str] = Field(None, description="how the route was found: 'ip route get' or /proc/net/route")
 
 
 class ClientFacts(_Section):

@@ -9,6 +9,7 @@ from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, Defaults
                                       NoDefaults, OutputFile, Password, Port, PurposeOpt, Purpose, ReadTimeout,
                                       ReportFormat, RulesDirs, SampleSeconds, Severity, Socket, SslCa, SslCert, SslKey,
                                       SslMode, User, conn_options, split_ids, write_output)
+from advisor.commands.options import HostFacts, Ssh, SshOption, Sysroot
 
 
 def audit(
@@ -17,6 +18,7 @@ def audit(
     no_defaults: NoDefaults = False, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
+    sysroot: Sysroot = None, ssh: Ssh = None, ssh_option: SshOption = None, host_facts: HostFacts = None,
     snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Audit a saved snapshot (from `advisor collect`) instead of a live server; '-' reads standard input.")] = None,
     demo: Annotated[bool, typer.Option("--demo", help="Audit the bundled demo snapshot (the seed-000 benchmark server).")] = False,
     purpose: PurposeOpt = Purpose.production,
@@ -36,12 +38,16 @@ def audit(
     if snapshot or demo:
         if host or port or socket:
             raise UsageError("--host/--port/--socket do not apply with --snapshot or --demo.", None)
+        if sysroot or ssh or host_facts:
+            raise UsageError("--sysroot/--ssh/--host-facts apply when collecting; a snapshot already holds its host "
+                             "facts.", "pass them to `advisor collect` when you write the snapshot.")
         snap = api.demo_snapshot() if demo else api.read_snapshot_file(snapshot)  # type: ignore[arg-type]
         source = "the bundled demo snapshot (seed 000)" if demo else f"snapshot {snapshot}"
     else:
         opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
                             no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
-        snap = api.collect(opts, sample_seconds=sample_seconds)
+        snap = api.collect(opts, sample_seconds=sample_seconds, sysroot=sysroot, ssh=ssh,
+                           ssh_options=ssh_option or [], host_facts=host_facts)
         source = "live"
     report = api.audit(snap, purpose=purpose.value, rules_dirs=rules or [], ignore=split_ids(ignore), source=source)
     if fmt == ReportFormat.json:

@@ -1,8 +1,18 @@
 from __future__ import annotations
 
-from advisor.commands.options import (AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host, NoDefaults,
-                                      OutputFile, Password, Port, ReadTimeout, SampleSeconds, Socket, SslCa, SslCert,
-                                      SslKey, SslMode, User, conn_options, write_output)
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from advisor.commands.options import (MACHINE, OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
+                                      HostFacts, NoDefaults, OutputFile, Password, Port, ReadTimeout, SampleSeconds,
+                                      Socket, Ssh, SshOption, SslCa, SslCert, SslKey, SslMode, Sysroot, User,
+                                      conn_options, write_output)
+
+
+class CollectFormat(str, Enum):
+    json = "json"
 
 
 def collect(
@@ -11,12 +21,25 @@ def collect(
     no_defaults: NoDefaults = False, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
+    host_facts_only: Annotated[bool, typer.Option("--host-facts-only", help="Collect only this machine's host facts (no server connection), for `advisor audit --host-facts FILE` on another machine.", rich_help_panel=MACHINE)] = False,
+    sysroot: Sysroot = None, ssh: Ssh = None, ssh_option: SshOption = None, host_facts: HostFacts = None,
+    fmt: Annotated[CollectFormat, typer.Option("--format", "-f", help="json (the only format; snapshots and host-facts files are JSON).", rich_help_panel=OUT)] = CollectFormat.json,
     output: OutputFile = None,
 ) -> None:
     """Collect a snapshot (JSON) of a server for a later offline `advisor audit --snapshot FILE`."""
     from advisor import api
+    from advisor.errors import UsageError
 
+    if host_facts_only:
+        given = [n for n, v in (("--host", host), ("--port", port), ("--socket", socket), ("--ssh", ssh),
+                                ("--host-facts", host_facts)) if v]
+        if given:
+            raise UsageError(f"--host-facts-only reads this machine only and takes no {', '.join(given)}.",
+                             "run it on the server host itself.")
+        write_output(api.host_facts_only(sysroot), output)
+        return
     opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
                         no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
-    snap = api.collect(opts, sample_seconds=sample_seconds)
+    snap = api.collect(opts, sample_seconds=sample_seconds, sysroot=sysroot, ssh=ssh, ssh_options=ssh_option or [],
+                       host_facts=host_facts)
     write_output(snap.to_json(), output)

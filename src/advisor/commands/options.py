@@ -10,6 +10,7 @@ from typing import Annotated, Any, List, Optional
 import typer
 
 CONN = "Connection (as the mysql client)"
+MACHINE = "Host and network facts"
 OUT = "Output"
 RULES = "Rules"
 
@@ -19,7 +20,7 @@ Socket = Annotated[Optional[str], typer.Option("--socket", "-S", help="Unix sock
 User = Annotated[Optional[str], typer.Option("--user", "-u", help="User name (default: option file, then $USER).", rich_help_panel=CONN)]
 Password = Annotated[Optional[str], typer.Option("--password", "-p", help="Password. Prefer ~/.my.cnf, --ask-password or MYSQL_PWD: a command-line password is visible to other users.", rich_help_panel=CONN)]
 AskPassword = Annotated[bool, typer.Option("--ask-password", help="Prompt for the password.", rich_help_panel=CONN)]
-DefaultsFile = Annotated[Optional[str], typer.Option("--defaults-file", help="Read [client] and [advisor] options from this file only (instead of ~/.my.cnf).", rich_help_panel=CONN)]
+DefaultsFile = Annotated[Optional[str], typer.Option("--defaults-file", help="Read the client and advisor option groups from this file only (instead of ~/.my.cnf).", rich_help_panel=CONN)]
 DefaultsExtraFile = Annotated[Optional[str], typer.Option("--defaults-extra-file", help="Read this option file after the others.", rich_help_panel=CONN)]
 NoDefaults = Annotated[bool, typer.Option("--no-defaults", help="Read no option files.", rich_help_panel=CONN)]
 SslMode = Annotated[Optional[str], typer.Option("--ssl-mode", help="DISABLED, PREFERRED (default), REQUIRED, VERIFY_CA or VERIFY_IDENTITY.", rich_help_panel=CONN)]
@@ -51,6 +52,10 @@ PurposeOpt = Annotated[Purpose, typer.Option("--purpose", help="How to judge: pr
 RulesDirs = Annotated[Optional[List[str]], typer.Option("--rules", help="Extra rule directory (repeatable).", rich_help_panel=RULES)]
 Ignore = Annotated[Optional[str], typer.Option("--ignore", help="Comma-separated rule ids to skip.", rich_help_panel=RULES)]
 OutputFile = Annotated[Optional[str], typer.Option("--output", "-o", help="Write to this file instead of standard output.", rich_help_panel=OUT)]
+Sysroot = Annotated[Optional[str], typer.Option("--sysroot", help="Read /proc and /sys from this directory (a recorded tree, e.g. for a support case) instead of this machine; used for the server host's facts and the client's network path.", rich_help_panel=MACHINE)]
+Ssh = Annotated[Optional[str], typer.Option("--ssh", help="Read the server host's facts over ssh: USER@HOST (host keys are verified; needs python3 on the server; reads /proc and /sys only).", rich_help_panel=MACHINE)]
+SshOption = Annotated[Optional[List[str]], typer.Option("--ssh-option", help="Extra ssh option KEY=VALUE (repeatable), e.g. Port=2222, IdentityFile=PATH, UserKnownHostsFile=PATH.", rich_help_panel=MACHINE)]
+HostFacts = Annotated[Optional[str], typer.Option("--host-facts", help="Host facts written on the server with `advisor collect --host-facts-only -o FILE`.", rich_help_panel=MACHINE)]
 SampleSeconds = Annotated[float, typer.Option("--sample-seconds", help="Sample status counters over this many seconds for current rates (0: rates since server start).", rich_help_panel=CONN)]
 
 

@@ -158,7 +158,8 @@ def _fastest_other(v: FactView) -> Any:
             continue
         if i.speed_mbps is None or i.speed_mbps <= 0:
             continue
-        if best is None or i.speed_mbps > best.speed_mbps:
+        # at equal speed prefer an interface with an address (vlan2 over the bare NIC it rides on)
+        if best is None or (i.speed_mbps, bool(i.addresses)) > (best.speed_mbps, bool(best.addresses)):
             best = i
     return best
 
@@ -222,6 +223,124 @@ def innodb_data_bytes(v: FactView) -> Any:
     e = {k.lower(): x for k, x in ds.items()}.get("innodb")
     return 0 if e is None else e.data_bytes + e.index_bytes
 
+
+# ---------------------------------------------------------------- host facts (issue 3)
+
+@derived("memory_limit_source", "What bounds the server's memory: the cgroup limit (v1 or v2) when it is below "
+         "RAM, else RAM.")
+def memory_limit_source(v: FactView) -> Any:
+    h = v.snapshot.host
+    if h is None:
+        return Unknown(v._missing_reason("host", "host facts were not collected"))
+    m = h.memory
+    if m.cgroup_limit_bytes is not None and (m.total_bytes is None or m.cgroup_limit_bytes < m.total_bytes):
+        name = "memory.max" if m.cgroup_version == 2 else "memory.limit_in_bytes"
+        return f"the cgroup v{m.cgroup_version} limit ({name}) of the server's container or service"
+    if m.total_bytes is None:
+        return Unknown(v._missing_reason("host.memory.total_bytes", "the host's RAM is unknown"))
+    return "the host's RAM"
+
+
+@derived("buffer_pool_share_of_memory", "innodb_buffer_pool_size as a fraction of the memory the server may use "
+         "(derived.memory_limit_bytes).", unit="fraction")
+def buffer_pool_share_of_memory(v: FactView) -> Any:
+    bp, lim = v.num("var.innodb_buffer_pool_size"), v.num("derived.memory_limit_bytes")
+    u = _first_unknown(bp, lim)
+    if u is not None:
+        return u
+    if lim <= 0:
+        return Unknown("the memory limit is 0")
+    return bp / lim
+
+
+@derived("swap_enabled", "Whether the host has swap space (SwapTotal > 0).")
+def swap_enabled(v: FactView) -> Any:
+    n = v.num("host.memory.swap_total_bytes")
+    if isinstance(n, Unknown):
+        return n
+    return n > 0
+
+
+def _redo_storage(v: FactView) -> Any:
+    h = v.snapshot.host
+    if h is None:
+        return Unknown(v._missing_reason("host", "host facts were not collected"))
+    for st in h.other_dirs:
+        if st.role == "innodb_log_group_home_dir":
+            return st
+    if h.datadir is None:
+        return Unknown(v._missing_reason("host.datadir", "the storage behind the datadir was not resolved"))
+    return h.datadir
+
+
+@derived("redo_device_class", "Class of the weakest device holding the InnoDB redo log: the storage of "
+         "innodb_log_group_home_dir when it is outside the datadir, else the datadir's.")
+def redo_device_class(v: FactView) -> Any:
+    st = _redo_storage(v)
+    if isinstance(st, Unknown):
+        return st
+    if not st.devices:
+        return Unknown(v._missing_reason("host.datadir.devices", st.class_reason or "no physical device resolved"))
+    return st.device_class
+
+
+@derived("redo_device_description", "The redo log's directory and devices, e.g. '/var/lib/mysql on nvme0n1 "
+         "(SAMSUNG MZVLB1T0HBLR-000L7)'.")
+def redo_device_description(v: FactView) -> Any:
+    st = _redo_storage(v)
+    if isinstance(st, Unknown):
+        return st
+    if not st.devices:
+        return Unknown(st.class_reason or "no physical device resolved")
+    devs = ", ".join(f"{d.name} ({d.model})" if d.model else d.name for d in st.devices)
+    return f"{st.path} on {devs}"
+
+
+def _active_choice(text: str) -> str:
+    import re
+
+    m = re.search(r"\[([^\]]+)\]", text)
+    return m.group(1) if m else text.strip()
+
+
+@derived("nvme_schedulers_not_none", "NVMe devices behind the datadir (or the redo directory) whose I/O scheduler "
+         "is neither none nor mq-deadline, as 'nvme0n1 (bfq)'; empty when there are none.")
+def nvme_schedulers_not_none(v: FactView) -> Any:
+    h = v.snapshot.host
+    if h is None:
+        return Unknown(v._missing_reason("host", "host facts were not collected"))
+    stores = ([h.datadir] if h.datadir is not None else []) + list(h.other_dirs)
+    devs = {d.name: d for st in stores for d in st.devices if d.kind == "nvme"}
+    if not stores or not any(st.devices for st in stores):
+        return Unknown(v._missing_reason("host.datadir.devices", "no physical device was resolved for the datadir"))
+    bad = []
+    for d in devs.values():
+        if d.scheduler is None:
+            return Unknown(v._missing_reason(f"host.datadir.devices.{d.name}.scheduler",
+                                             f"{d.name}'s queue/scheduler could not be read"))
+        active = _active_choice(d.scheduler)  # "none" or the raw sysfs line "[none] mq-deadline"
+        if active not in ("none", "mq-deadline"):
+            bad.append(f"{d.name} ({active})")
+    return ", ".join(bad)
+
+
+CLASS_TEXT = {
+    "rotational": "a spinning disk",
+    "nvme_client": "a client-grade NVMe drive without power-loss protection",
+    "nvme_plp": "a datacenter NVMe drive with power-loss protection",
+    "ssd": "a SATA/SAS SSD",
+    "virtual": "a virtual disk",
+    "unknown": "a device of unknown class",
+}
+
+
+@derived("redo_device_class_text", "derived.redo_device_class in words ('a spinning disk', 'a client-grade NVMe "
+         "drive without power-loss protection', ...).")
+def redo_device_class_text(v: FactView) -> Any:
+    c = v.get("derived.redo_device_class")
+    if isinstance(c, Unknown):
+        return c
+    return CLASS_TEXT.get(str(c), str(c))
 
 # ---------------------------------------------------------------- catalogue-aware facts (knowledge base)
 
@@ -315,15 +434,21 @@ def pinned_old_defaults_count(v: FactView) -> Any:
 def _deprecated_in_use(v: FactView) -> list[str]:
     from advisor import knowledge
 
+    if "_deprecated_in_use" in v._cache:  # used by two derived facts; compute once per view
+        return v._cache["_deprecated_in_use"]
     ctx = _default_ctx(v)
     out = []
+    known = set(knowledge.names())
     for name, value in sorted(v._vars.items()):
+        if name not in known:
+            continue
         spec = knowledge.info(name, v.flavor, v.version)
         if spec is None or not spec.deprecated:
             continue
         if knowledge.is_default(name, value, v.flavor, v.version, **ctx) is False:
             repl = f", use {'/'.join(spec.replaced_by)}" if spec.replaced_by else ""
             out.append(f"{name}={value} (deprecated since {spec.deprecated_since}{repl})")
+    v._cache["_deprecated_in_use"] = out
     return out
 
 

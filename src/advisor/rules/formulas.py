@@ -81,6 +81,25 @@ def flavor_default(v: FactView, variable: str, **_: Any) -> Any:
     return {variable: d}
 
 
+def dedicated_buffer_pool_bytes(memory: int, chunk: int = 128 * MiB) -> int:
+    """innodb_dedicated_server's buffer pool rule applied to the memory the server may use: below
+    1 GiB the 128 MiB default, 1-4 GiB half, above 4 GiB three quarters (MySQL 8.0/8.4 manual,
+    innodb_dedicated_server); rounded down to the 128 MiB chunk size."""
+    if memory < GiB:
+        return 128 * MiB
+    want = memory * 0.5 if memory <= 4 * GiB else memory * 0.75
+    return max(chunk, int(want // chunk) * chunk)
+
+
+@formula("buffer_pool_for_memory", "innodb_buffer_pool_size sized as innodb_dedicated_server sizes it, applied to "
+         "the memory the server may use (the cgroup limit when lower than RAM): 50 % of 1-4 GiB, 75 % above, "
+         "in 128 MiB chunks.")
+def buffer_pool_for_memory(v: FactView, **_: Any) -> Any:
+    lim = v.num("derived.memory_limit_bytes")
+    if isinstance(lim, Unknown):
+        return lim
+    return {"innodb_buffer_pool_size": format_cnf_size(dedicated_buffer_pool_bytes(int(lim)))}
+
 # ---------------------------------------------------------------- knowledge-base formulas (issue 5)
 
 def bp_for_data(data_bytes: float, limit_bytes: float | None, unit: int) -> int | None:

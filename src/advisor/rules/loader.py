@@ -141,61 +141,6 @@ def builtin_rules_root() -> Any:
     return files("advisor.catalog")
 
 
-def _cache_path(files: list[tuple[str, Any]]) -> Any:
-    """Where the compiled rules for exactly these files live: keyed by advisor and Python version
-    and every file's path, size and mtime, so any edit is a miss. None when caching is off."""
-    import hashlib
-    import os
-
-    if os.environ.get("ADVISOR_NO_CACHE"):
-        return None
-    from advisor import __version__
-
-    h = hashlib.sha256(f"{__version__}|{sys.version}".encode())
-    # The code that validates rules (schema, fact paths, derived facts, formulas, catalogue) is part
-    # of the key too, so an edited checkout never reuses rules validated by older code.
-    here = Path(__file__).resolve().parent
-    code = sorted(here.glob("*.py")) + sorted((here.parent / "knowledge").glob("*"))
-    files = list(files) + [(f"code:{p.name}", p) for p in code if p.is_file()]
-    for source, f in files:
-        try:
-            st = os.stat(str(f))
-        except (OSError, TypeError):
-            return None  # not a plain file (e.g. inside a zip): do not cache
-        h.update(f"|{source}|{f}|{st.st_size}|{st.st_mtime_ns}".encode())
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "advisor" / f"rules-{h.hexdigest()[:32]}.pickle"
-
-
-def _read_cache(path: Any) -> Any:
-    import pickle
-
-    try:
-        with open(path, "rb") as fh:
-            rules = pickle.load(fh)
-        return rules if isinstance(rules, list) and all(isinstance(r, Rule) for r in rules) else None
-    except Exception:  # a missing, stale or corrupt cache is just a miss
-        return None
-
-
-def _write_cache(path: Any, rules: list[Rule]) -> None:
-    import os
-    import pickle
-    import tempfile
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        for old in path.parent.glob("rules-*.pickle"):
-            if old != path:
-                old.unlink(missing_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(rules, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # an unwritable cache directory only costs speed
-
-
 def load_rules(extra_dirs: Iterable[PathLike] = (), builtin: bool = True) -> list[Rule]:
     """The built-in catalogue plus user directories (--rules DIR). A duplicate id is an error.
 
@@ -212,11 +157,14 @@ def load_rules(extra_dirs: Iterable[PathLike] = (), builtin: bool = True) -> lis
                                 "pass --rules with a directory of .toml rule files.")
         roots.append((str(p), p))
     files = [(source, f) for label, root in roots for source, f in _iter_toml(root, label)]
-    cache = _cache_path(files)
-    if cache is not None:
-        cached = _read_cache(cache)
-        if cached is not None:
-            return cached
+    here = Path(__file__).resolve().parent
+    from advisor.cache import cached, code_files
+
+    return cached("rules", files + code_files(here, here.parent / "knowledge"), lambda: _load(files),
+                  lambda x: isinstance(x, list) and all(isinstance(r, Rule) for r in x))
+
+
+def _load(files: list[tuple[str, Any]]) -> list[Rule]:
     rules: list[Rule] = []
     seen: dict[str, str] = {}
     for source, f in files:
@@ -227,6 +175,4 @@ def load_rules(extra_dirs: Iterable[PathLike] = (), builtin: bool = True) -> lis
                                     "give the rule a new id, or use --ignore to switch off the built-in one.")
             seen[name] = source
         rules.append(rule)
-    if cache is not None:
-        _write_cache(cache, rules)
     return rules
