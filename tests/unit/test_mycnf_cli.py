@@ -48,7 +48,7 @@ def test_stated_host_facts_fill_in_a_snapshot_without_host(tmp_path):
     without = run_cli("mycnf", "--snapshot", str(f)).stdout
     assert "memory: unknown" in without and "innodb_buffer_pool_size =" not in without
     stated = run_cli("mycnf", "--snapshot", str(f), "--ram", "256G", "--disk", "ssd").stdout
-    assert "memory: 256 GiB RAM (given on the command line)" in stated
+    assert "memory: 256 GiB RAM (--ram --disk given on the command line)" in stated
     assert "innodb_buffer_pool_size = 192G" in stated
 
 

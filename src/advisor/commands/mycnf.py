@@ -9,9 +9,9 @@ from typing import Annotated, Optional
 import typer
 
 from advisor.commands.options import (OUT, RULES, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
-                                      Ignore, NoDefaults, OutputFile, Password, Port, ReadTimeout, RulesDirs,
-                                      SampleSeconds, Socket, SslCa, SslCert, SslKey, SslMode, User, conn_options,
-                                      split_ids, write_output)
+                                      HostFacts, Ignore, NoDefaults, OutputFile, Password, Port, ReadTimeout, RulesDirs,
+                                      SampleSeconds, Socket, Ssh, SshOption, SslCa, SslCert, SslKey, SslMode, Sysroot,
+                                      User, conn_options, split_ids, write_output)
 
 PROFILE = "Hardware profile (no server)"
 
@@ -63,6 +63,7 @@ def mycnf(
     no_defaults: NoDefaults = False, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
+    sysroot: Sysroot = None, ssh: Ssh = None, ssh_option: SshOption = None, host_facts: HostFacts = None,
     snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Size from a saved snapshot (from `advisor collect`); '-' reads standard input.")] = None,
     demo: Annotated[bool, typer.Option("--demo", help="Size the bundled demo snapshot (the seed-000 benchmark server).")] = False,
     profile: Annotated[bool, typer.Option("--profile", help="No server: size from a hardware profile (--ram --cores --disk --flavor --version --workload).", rich_help_panel=PROFILE)] = False,
@@ -91,6 +92,10 @@ def mycnf(
     if len(sources) > 1:
         raise UsageError(f"{' and '.join(sources)} cannot be used together.", "give one source of facts.")
     ram_bytes = _size(ram, "--ram")
+    machine_given = [n for n, v in (("--sysroot", sysroot), ("--ssh", ssh), ("--host-facts", host_facts)) if v]
+    if machine_given and (snapshot is not None or demo or profile):
+        raise UsageError(f"{', '.join(machine_given)} apply when collecting from a server; a snapshot, the demo or a "
+                         "profile already holds its host facts.", "use --ram, --cores and --disk to state them instead.")
 
     if validate is not None:
         _validate(validate, flavor, version, snapshot, demo, conn_given, ram_bytes, no_server_check, output,
@@ -134,7 +139,8 @@ def mycnf(
         else:
             opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
                                 no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
-            snap = api.collect(opts, sample_seconds=sample_seconds)
+            snap = api.collect(opts, sample_seconds=sample_seconds, sysroot=sysroot, ssh=ssh,
+                               ssh_options=ssh_option or [], host_facts=host_facts)
             t = snap.target
             where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "localhost")
             source = f"the live server {where} (collected {snap.collected_at})"

@@ -53,7 +53,7 @@ def verify(
     else:
         opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
                             no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
-        snap = api.collect(opts)
+        snap = api.collect(opts, machine=False)  # only the server's variables are compared
         t = snap.target
         where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "localhost")
     if snap.target.flavor == "tidb":

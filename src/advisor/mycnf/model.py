@@ -288,7 +288,8 @@ def memory_limit(snapshot: Any) -> tuple[Optional[int], str, str]:
                                     "the cgroup limit, which the OOM killer enforces")
     limit = m.effective_limit_bytes or total
     extra = "" if cg is None else f", cgroup limit {format_size(cg)}"
-    src = {"file": "given on the command line", "recorded": "host facts recorded in the snapshot"}.get(h.source, f"host facts ({h.source})")
+    src = h.origin or {"file": "given on the command line", "recorded": "host facts recorded in the snapshot",
+                       "local": "read on this machine", "ssh": "read over ssh"}.get(h.source, h.source)
     return limit, "RAM", f"memory: {format_size(limit)} RAM{extra} ({src})"
 
 

@@ -90,7 +90,7 @@ def profile_snapshot(p: Profile):  # -> Snapshot
     cls = DISKS[p.disk]
     reason = f"given with --disk {p.disk} ({DISK_DESCRIPTION[p.disk]})"
     host = HostFacts(
-        source="file", hostname="profile",
+        source="file", hostname="profile", origin="given with --profile",
         cpu=Cpu(logical_count=p.cores),
         memory=Memory(total_bytes=p.ram_bytes, effective_limit_bytes=p.ram_bytes),
         datadir=Storage(path="(profile)", devices=[BlockDevice(name="profile", model=f"--disk {p.disk}",
@@ -117,6 +117,9 @@ def state_host_facts(snapshot, ram_bytes: Optional[int], cores: Optional[int], d
     if snap.host is None:
         snap.missing = [m for m in snap.missing if m.fact != "host"]
         host.note_missing("host", "only the facts given on the command line (--ram, --cores, --disk) are known")
+    given = " ".join(x for x, v in (("--ram", ram_bytes), ("--cores", cores), ("--disk", disk)) if v is not None)
+    if given:
+        host.origin = f"{given} given on the command line" + (f"; the other facts {host.origin}" if host.origin else "")
     if ram_bytes is not None:
         host.memory = Memory(total_bytes=ram_bytes, effective_limit_bytes=ram_bytes)
         host.source = "file"
