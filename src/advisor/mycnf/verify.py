@@ -82,19 +82,41 @@ def compare(options: list[OptionLine], variables: dict[str, str], flavor: str, v
             items.append(VerifyItem(o.name, o.where(), o.value, var, have, "applied"))
             continue
         spec = knowledge.info(var, flavor, version)
-        note = ""
-        if spec is not None and not spec.dynamic:
-            note = "needs a restart to take effect"
-            if uptime_s is not None and file_age_s is not None and uptime_s > file_age_s:
-                note += (f"; the server has been up {uptime_s / 3600:.1f} h, longer than the file exists "
-                         f"({file_age_s / 3600:.1f} h): restart it")
-        if var == "innodb_buffer_pool_size":
-            note = (note + "; " if note else "") + "the server rounds it to a multiple of chunk size × instances"
-        if var in ("table_open_cache", "max_connections", "open_files_limit"):
-            note = (note + "; " if note else "") + "the server lowers it when open_files_limit (ulimit -n) cannot hold it"
+        note = _differs_note(var, want, spec, uptime_s, file_age_s)
         items.append(VerifyItem(o.name, o.where(), o.value, var, have, "differs",
                                 f"file {show(want, unit)}, server {show(have, unit)}" + (f"; {note}" if note else "")))
     return items
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _differs_note(var: str, want: str, spec: Any, uptime_s: Optional[float], file_age_s: Optional[float]) -> str:
+    """Why a setting may differ: not read yet (no restart since the file was written), or read and
+    then adjusted or overridden."""
+    restarted = uptime_s is not None and file_age_s is not None and uptime_s < file_age_s
+    if not restarted:
+        if spec is not None and spec.dynamic:
+            from advisor.mycnf.model import _set_global
+
+            note = f"dynamic: {_set_global(var, want, spec.unit)} applies it now, or restart"
+        else:
+            note = "needs a restart to take effect"
+        if uptime_s is not None and file_age_s is not None:
+            note += (f"; the server has been up {_duration(uptime_s)}, longer than the file exists "
+                     f"({_duration(file_age_s)}), so it has not read it yet")
+        return note
+    why = "another option file read later sets it, or the file is not where the server reads it (mysqld --print-defaults)"
+    if var == "innodb_buffer_pool_size":
+        why = "the server rounds it up to a multiple of innodb_buffer_pool_chunk_size × innodb_buffer_pool_instances; " + why
+    elif var in ("table_open_cache", "max_connections", "open_files_limit"):
+        why = "the server lowers it when open_files_limit (ulimit -n) cannot hold it; " + why
+    return f"the server started after the file was written but shows another value: {why}"
 
 
 def render_text(r: VerifyResult) -> str:
