@@ -57,6 +57,7 @@ CASES: dict[str, Callable[[], str]] = {
     "profile-mysql-8.4.3-16G-8c-hdd-oltp-full": _profile(16, 8, "hdd", "mysql", "8.4.3", "oltp", mode="full"),
     "profile-mysql-5.7.44-8G-4c-nvme-client-benchmark": _profile(8, 4, "nvme-client", "mysql", "5.7.44", "benchmark"),
     "profile-mariadb-10.6-2G-2c-hdd-benchmark-unsafe": _profile(2, 2, "hdd", "mariadb", "10.6", "benchmark", unsafe=True),
+    "profile-mariadb-11.4-16G-4c-ssd-oltp-full": _profile(16, 4, "ssd", "mariadb", "11.4", "oltp", mode="full"),
 }
 
 

@@ -607,12 +607,22 @@ def _add_kept(settings: dict[str, Setting], variables: dict[str, str], flavor: s
             safe = {"innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1", "innodb_doublewrite": "ON"}.get(name)
             if safe is None:
                 continue
+            who = "This version defaults to" if opts.profile is not None else "The server runs with"
+            reason = f"{who} {name} = {cur}, so {why}"
+            if name == "sync_binlog" and str(variables.get("log_bin", "ON")).upper() in ("OFF", "0"):
+                reason = (f"{who} {name} = {cur} and the binary log is off, so nothing depends on it now; stating "
+                          "sync_binlog = 1 keeps the binary log durable when it is turned on")
             settings[name] = Setting(
                 name, safe, "guard durability.full", "durability.full", "guard",
                 _previous(name, variables, flavor, version, opts.profile is not None, ctx),
-                f"The server runs with {name} = {cur}, so {why}; a complete file states full durability, and only "
-                "--purpose benchmark --allow-unsafe-durability writes a weaker value.", spec.sources[0],
-                not spec.dynamic, [], category_of(name))
+                reason + "; a complete file states full durability, and only --purpose benchmark "
+                "--allow-unsafe-durability writes a weaker value.", spec.sources[0], not spec.dynamic, [],
+                category_of(name))
+            continue
+        if spec.deprecated and knowledge.is_default(name, cur, flavor, version, **ctx):
+            repl = f" (use {', '.join(spec.replaced_by)})" if spec.replaced_by else ""
+            not_changed.append(f"{name}: deprecated on {flavor} {version}{repl} and at its default, so the full file "
+                               "does not write it.")
             continue
         if knowledge.check_setting(name, value, flavor, version):
             not_changed.append(f"{name} = {value}: kept out of the full file, because "
