@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import datetime as _dt
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from advisor import __version__
 from advisor.collect.connection import ConnectionOptions, Endpoint, connect, resolve
 from advisor.errors import SnapshotError, UsageError
 from advisor.report import Report
 from advisor.snapshot import Missing, Snapshot, load_snapshot
+
+if TYPE_CHECKING:  # pragma: no cover
+    from advisor.mycnf.model import Plan
 
 DEMO_SNAPSHOT = "demo-seed-000.json"
 
@@ -144,6 +147,28 @@ def audit(snapshot: Snapshot, purpose: str = "production", rules_dirs: Iterable[
     missing = list(snapshot.missing)
     return Report(target=snapshot.target, purpose=purpose, outcomes=outcomes, missing=missing, source=source,
                   collected_at=snapshot.collected_at)
+
+
+def mycnf(snapshot: Snapshot, purpose: str = "production", mode: str = "changes", workload: Optional[str] = None,
+          allow_unsafe_durability: bool = False, rules_dirs: Iterable[str] = (), ignore: Iterable[str] = (),
+          source: str = "live", profile: Optional[object] = None) -> "Plan":
+    """A my.cnf plan for this snapshot (advisor.mycnf.model): settings with their justification, the
+    memory budget, what was deliberately not changed. Render it with advisor.mycnf.render.render."""
+    from advisor.mycnf.model import MycnfOptions, build_plan
+
+    opts = MycnfOptions(purpose=purpose, mode=mode, workload=workload, allow_unsafe_durability=allow_unsafe_durability,
+                        rules_dirs=tuple(rules_dirs), ignore=tuple(ignore), source=source, profile=profile)  # type: ignore[arg-type]
+    return build_plan(snapshot, opts)
+
+
+def mycnf_profile(profile: object, purpose: str = "production", mode: str = "changes",
+                  allow_unsafe_durability: bool = False, rules_dirs: Iterable[str] = (), ignore: Iterable[str] = ()) -> "Plan":
+    """A my.cnf plan for a hardware profile (advisor.mycnf.profile.Profile), through the same pipeline."""
+    from advisor.mycnf.profile import profile_snapshot
+
+    return mycnf(profile_snapshot(profile), purpose=purpose, mode=mode, workload=profile.workload,  # type: ignore[attr-defined]
+                 allow_unsafe_durability=allow_unsafe_durability, rules_dirs=rules_dirs, ignore=ignore,
+                 source=f"the hardware profile {profile.describe()}", profile=profile)  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------- calibration

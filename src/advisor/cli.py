@@ -46,11 +46,15 @@ from advisor.commands.checklist import checklist  # noqa: E402
 from advisor.commands.collect import collect  # noqa: E402
 from advisor.commands.fleet import fleet  # noqa: E402
 from advisor.commands.rules_cmd import explain, rules_app  # noqa: E402
+from advisor.commands.mycnf import mycnf  # noqa: E402
+from advisor.commands.verify import verify  # noqa: E402
 
 app.command("audit")(audit)
 app.command("collect")(collect)
 app.command("calibrate")(calibrate)
 app.command("explain")(explain)
+app.command("mycnf")(mycnf)
+app.command("verify")(verify)
 app.command("fleet")(fleet)
 app.add_typer(rules_app, name="rules")
 app.command("checklist")(checklist)
@@ -89,7 +93,7 @@ def main(argv: Optional[list[str]] = None) -> None:
             raise
         _fail(f"internal error: {type(e).__name__}: {e}. Tip: this is a bug in advisor; run again with "
               "ADVISOR_DEBUG=1 for the traceback and report it.", 70)
-    if rv == EXIT_INTERRUPTED:  # typer turns KeyboardInterrupt (Ctrl-C, SIGTERM while calibrating) into Exit(130)
+    if rv == EXIT_INTERRUPTED:  # typer returns Ctrl-C as exit code 130 (no exception) in non-standalone mode
         _fail("interrupted.", EXIT_INTERRUPTED)
     sys.exit(rv if isinstance(rv, int) else 0)
 
