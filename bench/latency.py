@@ -28,7 +28,7 @@ def seed_data(db: MariaDB) -> None:
 def commands(advisor: str, port: int, cnf: str) -> dict[str, list[str]]:
     return {
         "advisor": [advisor, "audit", "--host", "127.0.0.1", "--port", str(port), "--user", "root",
-                    "--no-defaults", "--format", "json"],
+                    "--no-defaults", "--format", "json", "--no-calibrate"],
         "pt-variable-advisor": ["pt-variable-advisor", f"h=127.0.0.1,P={port},u=root"],
         "mysqltuner": ["mysqltuner", "--defaults-file", cnf, "--host", "127.0.0.1", "--port", str(port),
                        "--nocolor", "--forcemem", str(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20)],

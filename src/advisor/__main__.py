@@ -1,3 +1,3 @@
-from advisor.cli import main
+from advisor.cli import script
 
-main()
+script()

@@ -9,7 +9,6 @@ Fact paths used by rules (see advisor.rules.facts) address this model with dots:
 `server.variables.sort_buffer_size`, `host.memory.total_bytes`, `client.route.interface`, ...
 """
 
-from __future__ import annotations
 
 from typing import Literal, Optional
 
@@ -99,7 +98,7 @@ class ServerFacts(_Section):
     status: dict[str, str] = Field(default_factory=dict)
     interval: Optional[StatusInterval] = None
     data_size: Optional[dict[str, EngineSize]] = Field(None, description="per storage engine, user schemas only")
-    connection: ConnectionInfo = Field(default_factory=ConnectionInfo)
+    connection: ConnectionInfo = Field(default_factory=ConnectionInfo.model_construct)
     tls_usage: Optional[TlsUsage] = None
     tls_channels: Optional[dict[str, str]] = Field(
         None, description="MySQL 8 performance_schema.tls_channel_status for mysql_main, PROPERTY -> VALUE")
@@ -165,9 +164,9 @@ class HostFacts(_Section):
     origin: Optional[str] = Field(None, description="how these facts were obtained and why they are the server's host")
     hostname: Optional[str] = None
     kernel: Optional[str] = None
-    cpu: Cpu = Field(default_factory=Cpu)
-    memory: Memory = Field(default_factory=Memory)
-    thp: Thp = Field(default_factory=Thp)
+    cpu: Cpu = Field(default_factory=Cpu.model_construct)
+    memory: Memory = Field(default_factory=Memory.model_construct)
+    thp: Thp = Field(default_factory=Thp.model_construct)
     mysqld_open_files_limit: Optional[int] = None
     datadir: Optional[Storage] = None
     other_dirs: list[Storage] = Field(default_factory=list)
@@ -251,15 +250,15 @@ class OnOff(_Model):
 class TlsProbe(_Model):
     available: bool = False
     reason: str = ""
-    handshake_ms: OnOff = Field(default_factory=OnOff)
+    handshake_ms: OnOff = Field(default_factory=OnOff.model_construct)
     throughput_ratio: Optional[float] = Field(None, description="TLS throughput / plain throughput")
     samples: int = 0
     plain_possible: Optional[bool] = None
     tls_possible: Optional[bool] = None
     tls_version: Optional[str] = None
     tls_cipher: Optional[str] = None
-    stream_mbytes_per_s: OnOff = Field(default_factory=OnOff)
-    query_ms: OnOff = Field(default_factory=OnOff, description="p50 of a trivial query on each connection")
+    stream_mbytes_per_s: OnOff = Field(default_factory=OnOff.model_construct)
+    query_ms: OnOff = Field(default_factory=OnOff.model_construct, description="p50 of a trivial query on each connection")
     query_samples: int = 0
     query_ratio: Optional[float] = Field(
         None, description="median over rounds of (TLS ÷ plain) small-query medians, each round's pair run back to "
@@ -324,7 +323,7 @@ class Snapshot(_Model):
     advisor_version: str
     collected_at: str = Field(description="ISO 8601 UTC")
     target: Target
-    server: ServerFacts = Field(default_factory=ServerFacts)
+    server: ServerFacts = Field(default_factory=ServerFacts.model_construct)
     host: Optional[HostFacts] = None
     client: Optional[ClientFacts] = None
     calibration: Optional[Calibration] = None

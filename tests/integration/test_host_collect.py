@@ -46,6 +46,11 @@ def max_open_files(pid: int) -> int:
 
 
 def test_collect_reads_this_machine_and_the_loopback_route(mariadb):
+    p = run_cli("collect", *conn_args(mariadb), "--format", "json")
+    from advisor.snapshot import load_snapshot
+
+    # host and client facts are built without validation (speed): they must validate and round-trip
+    assert load_snapshot(p.stdout).to_json() == p.stdout
     code, snap, err = run_json("collect", *conn_args(mariadb), "--format", "json")
     assert code == 0, err
     host, client = snap["host"], snap["client"]
@@ -72,7 +77,7 @@ def test_collect_reads_this_machine_and_the_loopback_route(mariadb):
 
     route = client["route"]
     assert (route["kind"], route["interface"], route["source_address"]) == ("loopback", "lo", "127.0.0.1")
-    assert route["method"] == "ip route get"
+    assert route["method"] == "/proc/net/route"  # loopback: no `ip route get` needed
     cmissing = {m["fact"]: m["reason"] for m in client["missing"]}
     for i in client["interfaces"]:
         if i["operstate"] == "up" and i["kind"] != "loopback" and i["speed_mbps"] is None:

@@ -146,7 +146,7 @@ def parse_host(raw: dict[str, Any], dirs: Optional[dict[str, str]] = None, sourc
     """HostFacts from a raw document. `dirs` maps roles (datadir, innodb_log_group_home_dir, ...)
     to the server's paths; the first is the datadir."""
     t = RawTree(raw)
-    h = HostFacts(source=source)  # type: ignore[arg-type]
+    h = HostFacts.model_construct(source=source)  # type: ignore[arg-type]
     h.hostname = t.value("/proc/sys/kernel/hostname")
     h.kernel = t.value("/proc/sys/kernel/osrelease")
     if h.hostname is None:
@@ -174,7 +174,7 @@ def parse_host(raw: dict[str, Any], dirs: Optional[dict[str, str]] = None, sourc
 
 
 def _cpu(t: RawTree, h: HostFacts) -> None:
-    cpu = Cpu()
+    cpu = Cpu.model_construct()
     info = t.text("/proc/cpuinfo")
     if info is not None:
         cpu.model, n = parse_cpuinfo(info)
@@ -207,7 +207,7 @@ def _cpu(t: RawTree, h: HostFacts) -> None:
 
 
 def _memory(t: RawTree, h: HostFacts) -> None:
-    mem = Memory()
+    mem = Memory.model_construct()
     mi = t.text("/proc/meminfo")
     if mi is not None:
         m = parse_meminfo(mi)
@@ -283,7 +283,7 @@ def cgroup_memory_limit(t: RawTree) -> tuple[Optional[int], Optional[int], Optio
 def _thp(t: RawTree, h: HostFacts) -> None:
     en = t.value("/sys/kernel/mm/transparent_hugepage/enabled")
     df = t.value("/sys/kernel/mm/transparent_hugepage/defrag")
-    h.thp = Thp(enabled=bracketed(en) if en else None, defrag=bracketed(df) if df else None)
+    h.thp = Thp.model_construct(enabled=bracketed(en) if en else None, defrag=bracketed(df) if df else None)
     if en is None:
         h.note_missing("host.thp.enabled", t.why("/sys/kernel/mm/transparent_hugepage/enabled",
                        "not present (kernel built without transparent huge pages)"))
@@ -366,7 +366,7 @@ def resolve_storage(t: RawTree, path: str, role: str, models: Any) -> Storage:
     physical devices, each classified (advisor.collect.storage)."""
     from advisor.collect.storage import classify_device, combine_classes
 
-    st = Storage(path=path, role=role)
+    st = Storage.model_construct(path=path, role=role)
     info = t.paths.get(path) or {}
     real = info.get("realpath") or path
     mi = t.text("/proc/self/mountinfo")
@@ -486,7 +486,7 @@ def block_device(t: RawTree, name: str) -> BlockDevice:
     transport = t.value(base + "/device/transport") or None
     if transport is None and driver:
         transport = driver
-    d = BlockDevice(
+    d = BlockDevice.model_construct(
         name=name, kind=kind, model=model, vendor=vendor,
         size_bytes=size * 512 if size is not None else None,
         rotational=(rot == "1") if rot in ("0", "1") else None,

@@ -66,7 +66,8 @@ def read_client(host: Optional[str], transport: str, sysroot: str = "/", use_ip:
         return c
     live = sysroot in ("", "/")
     if use_ip is None:
-        use_ip = live
+        # loopback addresses always leave by lo: no need to ask the kernel (saves a fork of `ip`)
+        use_ip = live and not addr.is_loopback
     js, ip_err = (ip_route_get(addr) if use_ip else (None, None))
     c = client_facts(raw, host, addr, transport, ip_route_json=js, source=source)
     if ip_err and use_ip:

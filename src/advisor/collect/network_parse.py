@@ -283,7 +283,7 @@ def parse_interfaces(t: RawTree, la: Optional[LocalAddresses] = None) -> tuple[l
             kind = "paravirtual"
         speed = _int(t.value(base + "/speed"))
         oper = t.value(base + "/operstate")
-        i = Interface(name=name, operstate=oper, speed_mbps=speed if speed and speed > 0 else None,
+        i = Interface.model_construct(name=name, operstate=oper, speed_mbps=speed if speed and speed > 0 else None,
                       duplex=(t.value(base + "/duplex") or None), mtu=_int(t.value(base + "/mtu")),
                       addresses=list(la.by_iface.get(name, [])), virtual=virtual,
                       rx_bytes=_int(t.value(base + "/statistics/rx_bytes")),
@@ -309,7 +309,7 @@ def client_facts(raw: dict[str, Any], destination: str, dest_addr: Optional[IPAd
     """ClientFacts: the route to the server and the local interfaces. `ip_route_json` is the output
     of `ip -j route get` when it ran; otherwise the route comes from /proc/net."""
     t = RawTree(raw)
-    c = ClientFacts(source=source)  # type: ignore[arg-type]
+    c = ClientFacts.model_construct(source=source)  # type: ignore[arg-type]
     c.hostname = t.value("/proc/sys/kernel/hostname")
     la = local_addresses(t)
     ifaces, notes = parse_interfaces(t, la)
@@ -317,7 +317,7 @@ def client_facts(raw: dict[str, Any], destination: str, dest_addr: Optional[IPAd
     if not ifaces:
         c.note_missing("client.interfaces", t.why("/sys/class/net"))
     if transport == "socket":
-        c.route = Route(destination=destination, kind="socket")
+        c.route = Route.model_construct(destination=destination, kind="socket")
         return c
     if dest_addr is None:
         c.note_missing("client.route", f"the server address {destination!r} could not be resolved to an IP address")
@@ -328,7 +328,7 @@ def client_facts(raw: dict[str, Any], destination: str, dest_addr: Optional[IPAd
     if res.error:
         c.note_missing("client.route", res.error)
         return c
-    route = Route(destination=destination, destination_address=str(dest_addr), kind=res.kind or "interface",  # type: ignore[arg-type]
+    route = Route.model_construct(destination=destination, destination_address=str(dest_addr), kind=res.kind or "interface",  # type: ignore[arg-type]
                   interface=res.interface, source_address=res.source, gateway=res.gateway, method=res.method)
     if route.kind == "interface":
         iface = next((i for i in ifaces if i.name == res.interface), None)

@@ -25,10 +25,6 @@ from typing import Any, Optional, Union
 
 from advisor.versions import FLAVORS, Version, VersionRange
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 VersionLike = Union[Version, str]
 
@@ -75,21 +71,42 @@ def _validated() -> dict[str, Any]:
                   lambda x: isinstance(x, dict) and len(x) > 0)
 
 
+def _plain(obj: Any) -> Any:
+    """A validated entry as plain data (SimpleNamespace with the same attribute names): it
+    unpickles without importing the pydantic schema module, ~10 ms less per audit."""
+    from types import SimpleNamespace
+
+    from pydantic import BaseModel
+
+    if isinstance(obj, BaseModel):
+        return SimpleNamespace(**{k: _plain(getattr(obj, k)) for k in type(obj).model_fields})
+    if isinstance(obj, list):
+        return [_plain(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    return obj
+
+
 def _build(src: Any) -> dict[str, Any]:
     from advisor.knowledge.schema import VariableFile
+
+    if sys.version_info >= (3, 11):  # imported here: a cache hit needs no TOML parser
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
 
     raw = tomllib.loads(src.read_text(encoding="utf-8"))
     out = {}
     for name, body in raw.items():
         try:
-            out[name] = VariableFile.model_validate(body)
+            out[name] = _plain(VariableFile.model_validate(body))
         except Exception as e:  # a broken catalogue is a bug in the package: say which entry
             raise ValueError(f"advisor/knowledge/variables.toml: [{name}]: {e}") from None
     return out
 
 
 def catalogue() -> dict[str, Any]:
-    """name -> VariableFile (validated)."""
+    """name -> the validated VariableFile as plain data (same attribute names)."""
     return _validated()
 
 

@@ -14,10 +14,6 @@ from advisor.rules.formulas import FORMULAS
 from advisor.rules.schema import ConditionError, Rule, RuleFile, parse_condition
 from advisor.versions import VersionRange
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 import advisor.rules.derived  # noqa: F401  (derived facts must be registered before paths are validated)
 
@@ -43,6 +39,10 @@ def _err(source: str, loc: str, msg: str) -> RuleLoadError:
 
 
 def parse_rule(text: str, source: str) -> Rule:
+    if sys.version_info >= (3, 11):  # imported here: a cache hit needs no TOML parser
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

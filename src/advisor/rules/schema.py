@@ -6,7 +6,6 @@ leaves `{fact, op, value | values | ref}`; operators come from a closed set (adv
 Nothing in a rule file can reach Python: computed values go through named formulas.
 """
 
-from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
