@@ -340,13 +340,13 @@ def render(r: dict) -> str:
     out.append("")
     for t in TOOLS:
         for pid, what in s["fps"][t]:
-            shown = "; ".join(what)[:220] if isinstance(what, list) else str(what)
+            shown = what[0] if isinstance(what, list) and what else str(what)
             out.append(f"- {t}, {PITFALLS[pid].title}: `{shown}`")
     if not any(s["fps"].values()):
         out.append("- none")
     out += ["", "What each miss was (the tool's matching lines, if any):", ""]
     for t, scn, pid, verdict, what in s["misses"]:
-        shown = "; ".join(what)[:220] if what else "no line mentions it"
+        shown = f"`{what[0]}`" + (f" (and {len(what) - 1} more lines)" if len(what) > 1 else "") if what else "no line mentions it"
         out.append(f"- {t} in `{scn}` ({PITFALLS[pid].title}): {verdict}: {shown}")
     return "\n".join(out)
 

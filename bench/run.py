@@ -117,7 +117,7 @@ def write_doc(path: Path, size: str, sections: dict[str, str], seconds: float) -
             seg = old.split(f"## {titles[key]}", 1)[1]
             nxt = [seg.find(f"\n## {t}") for t in titles.values() if seg.find(f"\n## {t}") > 0]
             parts += [f"## {titles[key]}" + (seg[: min(nxt)] if nxt else seg).rstrip(), "",
-                      f"(section kept from an earlier run)", ""]
+                      "(section kept from an earlier run)", ""]
     path.write_text("\n".join(parts).rstrip() + "\n")
     log(f"wrote {path}")
 

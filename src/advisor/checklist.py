@@ -126,13 +126,12 @@ class Checklist:
         return [(p, [it for it in self.items if it.phase == p]) for p in PHASES]
 
     def to_dict(self) -> dict[str, Any]:
-        t = self.target
+        from advisor.report import target_dict
+
         return {
             "schema": CHECKLIST_SCHEMA,
             "advisor_version": __version__,
-            "target": {"host": t.host if t.transport == "tcp" else (t.socket or "localhost"), "port": t.port,
-                       "flavor": t.flavor, "version": t.version, "version_string": t.version_string,
-                       "transport": t.transport},
+            "target": target_dict(self.target),
             "purpose": "benchmark",
             "source": self.source,
             "collected_at": self.collected_at,

@@ -18,6 +18,14 @@ from advisor.snapshot import Missing, Target
 REPORT_SCHEMA = "advisor.report/1"
 
 
+def target_dict(t: Target) -> dict[str, Any]:
+    """The `target` object of every JSON output (report, checklist): host is the socket path for
+    socket connections."""
+    return {"host": t.host if t.transport == "tcp" else (t.socket or "localhost"), "port": t.port,
+            "flavor": t.flavor, "version": t.version, "version_string": t.version_string,
+            "transport": t.transport}
+
+
 @dataclass
 class Report:
     target: Target
@@ -49,13 +57,10 @@ class Report:
         return any(SEVERITY_RANK[f.severity] >= SEVERITY_RANK[severity] for f in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
-        t = self.target
         return {
             "schema": REPORT_SCHEMA,
             "advisor_version": __version__,
-            "target": {"host": t.host if t.transport == "tcp" else (t.socket or "localhost"), "port": t.port,
-                       "flavor": t.flavor, "version": t.version, "version_string": t.version_string,
-                       "transport": t.transport},
+            "target": target_dict(self.target),
             "purpose": self.purpose,
             "source": self.source,
             "collected_at": self.collected_at,

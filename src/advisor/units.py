@@ -44,6 +44,20 @@ def try_number(value: object) -> int | float | None:
     return None
 
 
+def to_number(value: object) -> int | float | None:
+    """A setting as SHOW VARIABLES or a my.cnf writes it, as a number: '33554432' -> 33554432,
+    '0.5' -> 0.5, '32M' -> 33554432; None, booleans and text -> None."""
+    if value is None or isinstance(value, bool):
+        return None
+    n = try_number(value)
+    if n is not None:
+        return n
+    try:
+        return parse_size(str(value))
+    except ValueError:
+        return None
+
+
 def parse_bool(value: object) -> bool | None:
     """ON/OFF, YES/NO, 1/0, TRUE/FALSE -> bool; anything else -> None."""
     if isinstance(value, bool):

@@ -192,14 +192,19 @@ def load_set(name: str | os.PathLike[str]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- SQL helpers
 
 
+_COMMENT_RE = re.compile(r"/\*(!\d*)?(.*?)\*/", re.DOTALL)
+
+
+def _comment(m: re.Match[str]) -> str:
+    # /*!NNNNN text */ is executed by MySQL (text kept); any other /* ... */ is a comment
+    return f" {m.group(2)} " if m.group(1) is not None else " "
+
+
 def normalize_sql(sql: str) -> str:
-    """Collapse whitespace, drop leading /* */ comments and trailing semicolons."""
-    text = sql.strip()
-    while text.startswith("/*") and not text.startswith("/*!"):
-        end = text.find("*/")
-        if end < 0:
-            break
-        text = text[end + 2 :].lstrip()
+    """Collapse whitespace, resolve /* */ comments as MySQL does (executable /*! */ kept, others
+    dropped; tools such as pt-variable-advisor send `SHOW /*40003 GLOBAL*/ VARIABLES`) and drop
+    trailing semicolons."""
+    text = _COMMENT_RE.sub(_comment, sql.strip())
     text = re.sub(r"\s+", " ", text).strip()
     while text.endswith(";"):
         text = text[:-1].rstrip()

@@ -1,12 +1,11 @@
 """The engine: three-valued logic, coercion, reasons, overrides, recommendations, ignore."""
 
-import pytest
 
 from advisor.rules.engine import eval_condition, evaluate
 from advisor.rules.facts import FactView, Unknown
 from advisor.rules.loader import parse_rule
 from advisor.rules.schema import parse_condition
-from advisor.snapshot import Missing, Snapshot
+from advisor.snapshot import Snapshot
 
 
 def snap(variables=None, status=None, flavor="mysql", version="8.0.36", **extra):

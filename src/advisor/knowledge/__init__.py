@@ -217,18 +217,10 @@ def _absent_reason(name: str, flavor: str, version: Version) -> str:
 
 
 def _number(value: Any) -> Optional[float]:
-    from advisor.units import parse_size, try_number
+    from advisor.units import to_number
 
-    if isinstance(value, bool):
-        return None
-    n = try_number(value)
-    if n is not None:
-        return float(n)
-    try:
-        return float(parse_size(value))
-    except (ValueError, TypeError):
-        return None
-
+    n = to_number(value)
+    return None if n is None else float(n)
 
 def _normal(unit: str, value: Any) -> Any:
     """A value in a comparable form for its unit, or None when it does not parse."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
-from advisor.units import format_number, format_size, parse_size, try_number
+from advisor.units import format_number, format_size, to_number
 from advisor.versions import Version
 
 MiB = 1 << 20
@@ -91,16 +91,8 @@ def server_overhead_bytes(limit: Optional[int]) -> int:
 
 
 def _bytes(value: object) -> Optional[int]:
-    if value is None:
-        return None
-    n = try_number(value)
-    if n is not None:
-        return int(n)
-    try:
-        return parse_size(str(value))
-    except ValueError:
-        return None
-
+    n = to_number(value)
+    return None if n is None else int(n)
 
 @dataclass
 class Values:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from advisor.units import format_cnf_size, parse_bool, parse_size, try_number
+from advisor.units import format_cnf_size, parse_bool, to_number, try_number
 
 
 def unit_of(name: str, flavor: str, version: Any) -> Optional[str]:
@@ -23,16 +23,8 @@ def unit_of(name: str, flavor: str, version: Any) -> Optional[str]:
 
 
 def _number(value: Any) -> Optional[float]:
-    if isinstance(value, bool):
-        return None
-    n = try_number(value)
-    if n is not None:
-        return float(n)
-    try:
-        return float(parse_size(str(value)))
-    except ValueError:
-        return None
-
+    n = to_number(value)
+    return None if n is None else float(n)
 
 def normalise(value: Any, unit: Optional[str]) -> Any:
     """A comparable form, or None when the value does not parse for that unit."""

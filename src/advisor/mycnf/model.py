@@ -28,7 +28,7 @@ from advisor.mycnf.budget import BudgetError, MemoryBudget, Values, compute_budg
 from advisor.mycnf.compare import same_value, show, unit_of
 from advisor.mycnf.profile import Profile
 from advisor.mycnf.proposals import KIND_RANK, Proposal
-from advisor.units import format_cnf_size, format_number, format_size, parse_size, try_number
+from advisor.units import format_cnf_size, format_number, format_size, to_number, try_number
 from advisor.versions import Version
 
 MiB = 1 << 20
@@ -166,13 +166,8 @@ def weakens_durability(var: str, value: str) -> Optional[str]:
 # ---------------------------------------------------------------- target correctness
 
 def _bytes(value: str) -> Optional[int]:
-    n = try_number(value)
-    if n is not None:
-        return int(n)
-    try:
-        return parse_size(value)
-    except ValueError:
-        return None
+    n = to_number(value)
+    return None if n is None else int(n)
 
 
 def adapt_to_target(p: Proposal, flavor: str, version: Version, files_in_group: int) -> tuple[Optional[Proposal], str]:

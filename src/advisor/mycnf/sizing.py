@@ -15,7 +15,7 @@ from typing import Mapping, Optional
 from advisor.mycnf.proposals import Proposal
 from advisor.rules.derived import dedicated_bp_for_ram
 from advisor.rules.formulas import IO_CAPACITY_BY_CLASS, log_buffer_target, redo_target_bytes, round_up
-from advisor.units import format_cnf_size, format_number, format_size, parse_size, try_number
+from advisor.units import format_cnf_size, format_number, format_size, to_number, try_number
 from advisor.versions import Version
 
 MiB = 1 << 20
@@ -63,17 +63,8 @@ class SizingResult:
 
 
 def _num(variables: Mapping[str, str], name: str) -> Optional[int]:
-    v = variables.get(name)
-    if v is None:
-        return None
-    n = try_number(v)
-    if n is not None:
-        return int(n)
-    try:
-        return parse_size(v)
-    except ValueError:
-        return None
-
+    n = to_number(variables.get(name))
+    return None if n is None else int(n)
 
 # ---------------------------------------------------------------- buffer pool
 

@@ -29,7 +29,7 @@ from typing import Any, Optional
 
 from advisor.mycnf.cnf import OptionLine, effective, option_to_variable, read_option_file, server_options
 from advisor.mycnf.compare import same_value, show, unit_of
-from advisor.units import format_size, parse_size, try_number
+from advisor.units import format_size, to_number
 from advisor.versions import Version
 
 START_TIMEOUT = 60.0
@@ -214,16 +214,8 @@ def _mem_available() -> Optional[int]:
 
 
 def _bytes(v: Optional[str]) -> Optional[int]:
-    if v is None:
-        return None
-    n = try_number(v)
-    if n is not None:
-        return int(n)
-    try:
-        return parse_size(v)
-    except ValueError:
-        return None
-
+    n = to_number(v)
+    return None if n is None else int(n)
 
 def trial_overrides(opts: dict[str, OptionLine], work: Path, mem_available: Optional[int], disk_free: Optional[int]) -> tuple[list[str], list[str]]:
     """(command-line arguments, human notes) that keep the trial inside `work` and within this
