@@ -100,3 +100,30 @@ def format_number(n: float | int | None) -> str:
     if isinstance(n, float) and not n.is_integer():
         return f"{n:,.2f}" if abs(n) < 100 else f"{n:,.0f}"
     return f"{int(n):,}"
+
+
+_SIZE_WORDS = ("bytes", "size", "capacity", "buffer", "packet")
+
+
+def format_evidence(path: str, v: object) -> str:
+    """One evidence value for a human reader: sizes in binary units with the exact count, counters with
+    thousands separators, an empty string shown as such (MySQL 5.7's innodb_flush_method default)."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    sized = any(k in path.lower() for k in _SIZE_WORDS)
+    if isinstance(v, (int, float)):
+        return f"{format_size(v)} ({format_number(v)})" if sized and abs(v) >= 1024 else format_number(v)
+    if isinstance(v, str):
+        if v == "":
+            return "'' (empty)"
+        if v.isdigit():
+            if sized and int(v) >= 1024:
+                return f"{format_size(int(v))} ({v})"
+            if path.startswith(("status.", "rate.")):
+                return format_number(int(v))
+        return v
+    if isinstance(v, dict):
+        return ", ".join(f"{k}={x}" for k, x in v.items() if x is not None)
+    if isinstance(v, (list, tuple)):
+        return ", ".join(str(x) for x in v)
+    return str(v)

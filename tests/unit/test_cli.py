@@ -96,6 +96,19 @@ def test_snapshot_from_stdin_and_markdown():
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("# advisor audit: mysql 5.7.44")
     assert "| warning | `tls-in-use` |" in p.stdout
+    # evidence reads like the terminal's: units and yes/no, not Python reprs
+    assert "- `var.sort_buffer_size` = 32 MiB (33554432)" in p.stdout
+    assert "- `derived.tls_in_use` = yes" in p.stdout
+
+
+def test_evidence_cites_fields_not_whole_sections():
+    """io-capacity-low-for-flash tests `host.datadir exists` and cites its fields: the report shows the
+    fields (device class, reason, model), not the whole datadir record again."""
+    code, report, err = run_json("audit", "--demo", "--purpose", "benchmark", "--format", "json")
+    assert code == 0, err
+    f = next(x for x in report["findings"] if x["rule"] == "io-capacity-low-for-flash")
+    assert "host.datadir" not in f["evidence"]
+    assert f["evidence"]["host.datadir.device_class"] == "nvme_client"
 
 
 def test_rules_list_json_and_explain():

@@ -103,9 +103,9 @@ def test_rule_variables_exist_where_the_rule_applies(rule):
 @pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
 def test_doc_page_is_current(rule):
     page = ROOT / "docs" / "rules" / f"{rule.id}.md"
-    assert page.is_file(), f"missing {page}; run `.venv/bin/python -m advisor.rules.docs docs/rules`"
+    assert page.is_file(), f"missing {page}; run `python3 -m advisor.rules.docs docs/rules`"
     assert page.read_text(encoding="utf-8") == render_rule_doc(rule), \
-        f"{page} is stale; run `.venv/bin/python -m advisor.rules.docs docs/rules`"
+        f"{page} is stale; run `python3 -m advisor.rules.docs docs/rules`"
 
 
 def test_no_stray_doc_pages():
@@ -127,7 +127,7 @@ def test_reference_page_is_current():
 
     page = ROOT / "docs" / "rules" / REFERENCE
     assert page.read_text(encoding="utf-8") == render_reference(), \
-        f"{page} is stale; run `.venv/bin/python -m advisor.rules.docs docs/rules`"
+        f"{page} is stale; run `python3 -m advisor.rules.docs docs/rules`"
 
 
 def test_writing_rules_guide_covers_every_key():

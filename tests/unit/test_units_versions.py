@@ -1,6 +1,6 @@
 import pytest
 
-from advisor.units import format_cnf_size, format_size, parse_bool, parse_size, try_number
+from advisor.units import format_cnf_size, format_evidence, format_size, parse_bool, parse_size, try_number
 from advisor.versions import Version, VersionRange, detect_flavor
 
 
@@ -60,3 +60,17 @@ def test_version_ranges():
     assert VersionRange("<8.1").contains(Version(8, 0, 99))
     with pytest.raises(ValueError):
         VersionRange(">=eight")
+
+
+@pytest.mark.parametrize("path,value,shown", [
+    ("var.innodb_flush_method", "", "'' (empty)"),              # MySQL 5.7's default on Unix means fsync
+    ("var.sort_buffer_size", "33554432", "32 MiB (33554432)"),
+    ("var.max_allowed_packet", 4194304, "4 MiB (4,194,304)"),
+    ("status.Innodb_log_write_requests", "102897619", "102,897,619"),
+    ("var.port", "3306", "3306"),                                 # not a counter: left as written
+    ("derived.tls_in_use", True, "yes"),
+    ("derived.nondefault_variables", ["a", "b"], "a, b"),
+    ("rate.Threads_created", 0.0712, "0.07"),
+])
+def test_format_evidence(path, value, shown):
+    assert format_evidence(path, value) == shown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from advisor.report import Report
+from advisor.units import format_evidence
 
 
 def _cell(s: str) -> str:
@@ -29,7 +30,7 @@ def render(report: Report) -> str:
             out.append("Evidence:")
             out.append("")
             for k, v in f.evidence.items():
-                out.append(f"- `{k}` = {v}")
+                out.append(f"- `{k}` = {_cell(format_evidence(k, v))}")
             out.append("")
         if f.recommendation:
             out.append("Recommended settings:")

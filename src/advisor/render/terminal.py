@@ -4,27 +4,12 @@ and recommendation, then a summary of outcomes. Colour only when asked (the CLI 
 from __future__ import annotations
 
 import textwrap
-from typing import Any
 
 from advisor.report import Report
-from advisor.units import format_number, format_size
+from advisor.units import format_evidence
 
 _COL = {"critical": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m", "dim": "\033[2m", "bold": "\033[1m",
         "reset": "\033[0m"}
-
-
-def _ev(path: str, v: Any) -> str:
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        if any(k in path for k in ("bytes", "size", "capacity", "buffer")) and abs(v) >= 1024:
-            return f"{format_size(v)} ({format_number(v)})"
-        return format_number(v)
-    if isinstance(v, str) and v.isdigit() and any(k in path for k in ("size", "capacity", "buffer")) and int(v) >= 1024:
-        return f"{format_size(int(v))} ({v})"
-    if isinstance(v, dict):
-        return ", ".join(f"{k}={x}" for k, x in v.items() if x is not None)
-    return str(v)
 
 
 def render(report: Report, color: bool = False, verbose: bool = False, width: int = 100) -> str:
@@ -50,7 +35,7 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
             lines.append(c(sev, f"  [{f.rule}] ") + c("bold", f.title))
             lines.append(wrap(f.message, "    "))
             if f.evidence:
-                ev = "; ".join(f"{k} = {_ev(k, v)}" for k, v in f.evidence.items())
+                ev = "; ".join(f"{k} = {format_evidence(k, v)}" for k, v in f.evidence.items())
                 lines.append(wrap("evidence: " + ev, "    "))
             if f.recommendation:
                 rec = ", ".join(f"{k} = {v}" for k, v in f.recommendation.items())

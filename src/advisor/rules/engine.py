@@ -199,9 +199,12 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
 
     extra = {f"rec.{k}": v for k, v in recommendation.items()}
     evidence: dict[str, Any] = {}
-    for path in list(dict.fromkeys(rule.fact_paths() + list(spec.evidence))):
+    paths = list(dict.fromkeys(rule.fact_paths() + list(spec.evidence)))
+    for path in paths:
         if path == "purpose" or path.startswith("target."):
             continue  # the report's target section states these
+        if any(p.startswith(path + ".") for p in paths):
+            continue  # a section tested with `exists` whose fields are cited one by one: the fields say it
         val = view.get(path)
         if not isinstance(val, Unknown):
             evidence[path] = json_value(val)
