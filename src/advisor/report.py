@@ -35,6 +35,7 @@ class Report:
     source: str = "live"
     collected_at: str = ""
     notes: list[str] = field(default_factory=list)
+    calibration: dict[str, Any] | None = None  # measurements and verdicts when calibration ran
 
     @property
     def findings(self) -> list[Finding]:
@@ -69,4 +70,5 @@ class Report:
             "outcomes": [o.to_dict() for o in self.outcomes],
             "missing": [{"fact": m.fact, "reason": m.reason} for m in self.missing],
             "notes": list(self.notes),
+            "calibration": self.calibration,
         }

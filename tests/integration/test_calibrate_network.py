@@ -123,6 +123,10 @@ def test_shaped_100mbit_stream_and_network_findings(mariadb_factory, tmp_path):
         live_mb = f["evidence"]["calibration.stream.mbytes_per_s"]
         print("live audit finding:", f["message"])
         assert abs(live_mb - SHAPED_TARGET) <= TOLERANCE * SHAPED_TARGET and f"{live_mb:.1f} MB/s" in f["message"]
+        # the report carries the measurements it cites, with their sample counts and verdicts
+        cal = report["calibration"]
+        assert cal["stream"]["mbytes_per_s"] == live_mb and cal["rtt_ms"]["samples"] > 0
+        assert cal["verdicts"]["stream"]["verdict"] == "path_bottleneck", cal["verdicts"]
 
 
 def test_unshaped_veth_is_above_the_shaped_figure_or_client_bound(mariadb_factory):

@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import glob
+import json
 import os
 import time
 
 import pytest
 
 from advisor.collect import calibrate_stats as cs
-from tests.support.cli import run_cli, run_json
+from tests.support.cli import default_interrupts, run_cli, run_json
 from tests.support.mariadb import RO_PASSWORD, RO_USER
 
 pytestmark = pytest.mark.requires_mariadbd
@@ -91,7 +92,8 @@ def test_flush_probe_interrupted_removes_its_temp_file(mariadb):
     env = dict(os.environ, HOME="/nonexistent-advisor-home")
     proc = subprocess.Popen([sys.executable, "-m", "advisor", "calibrate", "--host", "127.0.0.1", "--port",
                              str(mariadb.port), "--user", "root", "--no-defaults", "--calibrate-seconds", "20"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=default_interrupts)
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and proc.poll() is None:
@@ -151,9 +153,16 @@ def test_production_audit_runs_light_calibration_only(mariadb):
     assert code == 0, err
     assert any(n.startswith("calibration (light) ran") for n in report["notes"]), report["notes"]
     assert wall < 3.0
+    assert report["calibration"]["mode"] == "light" and report["calibration"]["rtt_ms"]["samples"] > 0
     p = run_cli("audit", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "root", "--no-defaults",
                 "--no-calibrate", "--format", "json")
     assert p.returncode == 0 and "calibration (" not in p.stdout
+    assert json.loads(p.stdout)["calibration"] is None
+    # the terminal report shows what was measured, before the summary
+    p = run_cli("audit", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "root", "--no-defaults")
+    assert p.returncode == 0, p.stderr
+    measured = p.stdout.split("MEASURED (calibration light", 1)[1].split("Summary:", 1)[0]
+    assert "round trips   SELECT 1: p50" in measured
 
 
 @pytest.mark.parametrize("name,first", [("mysql-8.0.36", "recursive_cte"), ("mysql-5.7", "derived_digits"),

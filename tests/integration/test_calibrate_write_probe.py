@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.support.cli import run_json
+from tests.support.cli import default_interrupts, run_json
 from tests.support.mariadb import DUMMY_DB
 
 pytestmark = pytest.mark.requires_mariadbd
@@ -91,7 +91,8 @@ def test_signal_mid_inserts_leaves_no_schema_and_no_change(shop, sig):
     env.pop("MYSQL_PWD", None)
     proc = subprocess.Popen([sys.executable, "-m", "advisor", "calibrate", *args(shop), "--write-probe",
                              "--calibrate-seconds", "20", "--format", "json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=default_interrupts)
     try:
         deadline = time.monotonic() + 30
         rows = 0

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import assert_one_paragraph_error, run_cli
+from tests.support.cli import assert_one_paragraph_error, default_interrupts, run_cli
 from tests.support.mariadb import MariaDB
 
 pytestmark = pytest.mark.requires_mariadbd
@@ -196,11 +196,13 @@ def test_validate_cleans_up_when_interrupted(tmp_path, sig):
     tmp.mkdir()
     env = dict(os.environ, TMPDIR=str(tmp), HOME="/nonexistent-advisor-home")
     proc = subprocess.Popen([sys.executable, "-m", "advisor", "mycnf", "--validate", str(f), "--flavor", "mariadb",
-                             "--version", "10.11"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--version", "10.11"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_interrupts)
     deadline = time.monotonic() + 30
-    while not any(tmp.iterdir()) and proc.poll() is None and time.monotonic() < deadline:
+    work = None  # the trial's directory; tempfile's writability probe file may come and go before it
+    while work is None and proc.poll() is None and time.monotonic() < deadline:
+        work = next(tmp.glob("advisor-validate-*"), None)
         time.sleep(0.005)
-    work = next(tmp.iterdir(), None)
     assert work is not None and proc.poll() is None, "the trial did not start"
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)

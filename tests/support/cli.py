@@ -35,3 +35,13 @@ def assert_one_paragraph_error(stderr: str) -> None:
     assert text.startswith("advisor: error: "), stderr
     assert "Traceback" not in stderr, stderr
     assert "\n" not in text, f"expected one paragraph, got:\n{stderr}"
+
+
+def default_interrupts() -> None:
+    """preexec_fn for a CLI process a test will interrupt: a shell without job control starts
+    background jobs with SIGINT ignored, and Python then keeps ignoring Ctrl-C; the advisor under
+    test must see SIGINT and SIGTERM as a terminal user's process would."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)

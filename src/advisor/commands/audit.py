@@ -73,10 +73,16 @@ def audit(
                     progress.finish()
         source = "live"
     report = api.audit(snap, purpose=purpose.value, rules_dirs=rules or [], ignore=split_ids(ignore), source=source)
-    if snap.calibration is not None and source == "live":
+    measured: list[str] = []
+    if snap.calibration is not None:
+        from advisor.render import calibration as cal_render
+
         cal = snap.calibration
-        report.notes.append(f"calibration ({cal.mode}) ran {cal.duration_s:.1f} s of a {cal.budget_s:g} s budget; "
-                            "`advisor calibrate` prints every measurement")
+        report.calibration = cal_render.report_dict(snap)
+        measured = cal_render.body_lines(snap)
+        if source == "live":
+            report.notes.append(f"calibration ({cal.mode}) ran {cal.duration_s:.1f} s of a {cal.budget_s:g} s budget; "
+                                "its measurements are under MEASURED (`calibration` in JSON)")
     if fmt == ReportFormat.json:
         from advisor.render.report_json import render as render_json
 
@@ -84,12 +90,12 @@ def audit(
     elif fmt == ReportFormat.markdown:
         from advisor.render.report_markdown import render as render_md
 
-        text = render_md(report)
+        text = render_md(report, measured=measured)
     else:
         from advisor.render.terminal import render as render_text
 
         tty = output in (None, "-") and sys.stdout.isatty()
-        text = render_text(report, color=tty, verbose=verbose)
+        text = render_text(report, color=tty, verbose=verbose, measured=measured)
     write_output(text, output)
     if fail_on is not None and report.worst_at_least(fail_on.value):
         raise typer.Exit(1)

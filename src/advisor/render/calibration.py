@@ -55,9 +55,19 @@ def render_text(snap: Snapshot) -> str:
     where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
     if cal is None:
         return f"advisor calibrate — {t.flavor} {t.version} at {where}: calibration did not run.\n"
-    lines = [f"advisor calibrate — {t.flavor} {t.version} at {where} — {cal.duration_s:.1f} s of a "
-             f"{cal.budget_s or 0:g} s budget ({cal.mode}), at most {cal.connections_max or 0} "
-             f"connection{'' if cal.connections_max == 1 else 's'} open", ""]
+    head = (f"advisor calibrate — {t.flavor} {t.version} at {where} — {cal.duration_s:.1f} s of a "
+            f"{cal.budget_s or 0:g} s budget ({cal.mode}), at most {cal.connections_max or 0} "
+            f"connection{'' if cal.connections_max == 1 else 's'} open")
+    return "\n".join([head, "", *body_lines(snap)]).rstrip() + "\n"
+
+
+def body_lines(snap: Snapshot) -> list[str]:
+    """The measurements and their verdicts, one probe per block, without the header line: what
+    `advisor calibrate` prints and what an audit's report shows under "Measured"."""
+    cal = snap.calibration
+    if cal is None:
+        return []
+    lines: list[str] = []
     v = verdicts(snap)
     w = 14
 
@@ -123,4 +133,15 @@ def render_text(snap: Snapshot) -> str:
         lines.append("not measured:")
         for m in cal.missing:
             lines.append(f"  {m.fact}: {m.reason}")
-    return "\n".join(lines).rstrip() + "\n"
+    return lines
+
+
+def report_dict(snap: Snapshot) -> dict[str, Any] | None:
+    """The `calibration` object of an audit report: the measurements with their sample counts and
+    the verdicts, as `advisor calibrate --format json` gives them (without its schema and target)."""
+    if snap.calibration is None:
+        return None
+    body = to_dict(snap)
+    for k in ("schema", "target", "collected_at"):
+        body.pop(k, None)
+    return body

@@ -10,7 +10,7 @@ def _cell(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
-def render(report: Report) -> str:
+def render(report: Report, measured: list[str] | None = None) -> str:
     t = report.target
     where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
     out = [f"# advisor audit: {t.flavor} {t.version} at {where}", "",
@@ -46,6 +46,8 @@ def render(report: Report) -> str:
         if f.references:
             out.append("References: " + ", ".join(f"<{r}>" for r in f.references))
             out.append("")
+    if measured:
+        out += ["## Measured by calibration", "", "```text", *measured, "```", ""]
     unknown = [o for o in report.outcomes if o.status == "unknown"]
     if unknown:
         out += ["## Not evaluated", ""]

@@ -12,7 +12,9 @@ _COL = {"critical": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m", "di
         "reset": "\033[0m"}
 
 
-def render(report: Report, color: bool = False, verbose: bool = False, width: int = 100) -> str:
+def render(report: Report, color: bool = False, verbose: bool = False, width: int = 100,
+           measured: list[str] | None = None) -> str:
+    """`measured`: calibration's lines (advisor.render.calibration.body_lines), shown before the summary."""
     def c(name: str, text: str) -> str:
         return f"{_COL[name]}{text}{_COL['reset']}" if color else text
 
@@ -46,6 +48,11 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
                 lines.append(wrap("note: " + n, "    "))
             lines.append(c("dim", f"    see: advisor explain {f.rule}"))
             lines.append("")
+    if measured:
+        lines.append(c("bold", "MEASURED") + (f" (calibration {report.calibration.get('mode')}, "
+                                             f"{report.calibration.get('duration_s') or 0:.1f} s)" if report.calibration else ""))
+        lines += [f"  {x}" if x else "" for x in measured]
+        lines.append("")
     counts = report.counts()
     sev = report.severity_counts()
     lines.append(c("bold", "Summary: ") + f"{counts['fired']} fired ({sev['critical']} critical, {sev['warning']} warning, "
