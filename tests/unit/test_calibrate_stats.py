@@ -170,7 +170,7 @@ def test_mount_fstype_longest_prefix():
 
 
 @pytest.mark.parametrize("p50,fstype,cls", [
-    (0.03, "ext4", "plp_like"), (0.2, "xfs", "intermediate"), (0.9, "ext4", "client_nvme_like"),
+    (0.03, "ext4", "plp_like"), (0.15, "ext4", "plp_like"), (0.3, "xfs", "intermediate"), (0.9, "ext4", "client_nvme_like"),
     (8.0, "xfs", "slow"), (0.001, "tmpfs", "memory"), (None, "ext4", None),
 ])
 def test_flush_class_bands(p50, fstype, cls):

@@ -116,7 +116,8 @@ def body_lines(snap: Snapshot) -> list[str]:
                 on_off = tl.handshake_ms.on if tl.tls_possible else tl.handshake_ms.off
                 row("", f"{side} only: handshake {_ms(on_off)}, stream "
                         f"{_mb(tl.stream_mbytes_per_s.on if tl.tls_possible else tl.stream_mbytes_per_s.off)}")
-        verdict("tls")
+        if tl.available or (key_why := v.get("tls")) is None or key_why.why != tl.reason:
+            verdict("tls")  # an unavailable comparison's verdict would only repeat the reason above
     f = cal.fsync_ms
     if f is not None and f.samples:
         fl = cal.flush
