@@ -14,7 +14,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
@@ -103,3 +103,12 @@ def machine() -> str:
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / (1 << 30)
     mdb = subprocess.run(["mariadbd", "--version"], capture_output=True, text=True).stdout.strip()
     return f"{os.cpu_count()} × {cpu}, {mem:.0f} GiB RAM, {os.uname().sysname} {os.uname().release}; {mdb}; Python {sys.version.split()[0]}"
+
+
+def quick_main(run: Callable[[bool], Any], render: Callable[[Any], str]) -> None:
+    """Command line of a benchmark module that takes only --quick: run it and print what it renders."""
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    print(render(run(ap.parse_args().quick)))

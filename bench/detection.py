@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from bench.common import OUT, ROOT, ensure_packages, installed_advisor, log, table, timed
+from bench.common import OUT, ROOT, ensure_packages, installed_advisor, log, quick_main, table, timed
 from tests.support.certs import make_certs
 from tests.support.mariadb import MariaDB
 from tests.support.netns import NetNS
@@ -352,12 +352,7 @@ def render(r: dict) -> str:
 
 
 def main() -> None:
-    import argparse
-
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    a = ap.parse_args()
-    print(render(run(a.quick)))
+    quick_main(run, render)
 
 
 if __name__ == "__main__":

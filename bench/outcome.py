@@ -15,7 +15,6 @@ Pitfalls seeded (KNOWLEDGE.md §9 lists which reproduce on this machine):
 
 from __future__ import annotations
 
-import argparse
 import re
 import shutil
 import subprocess
@@ -24,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from bench.common import OUT, ensure_packages, installed_advisor, log, median, table
+from bench.common import OUT, ensure_packages, installed_advisor, log, median, quick_main, table
 from tests.support.certs import make_certs
 from tests.support.mariadb import MariaDB, find_mariadbd
 
@@ -249,10 +248,7 @@ def render(r: dict) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    a = ap.parse_args()
-    print(render(run(a.quick)))
+    quick_main(run, render)
 
 
 if __name__ == "__main__":

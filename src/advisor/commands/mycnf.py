@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from advisor.commands.options import (OUT, RULES, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
-                                      HostFacts, Ignore, NoDefaults, OutputFile, Password, Port, ReadTimeout, RulesDirs,
+                                      HostFacts, Ignore, NoDefaults, OutputFile, Password, Port, Purpose, ReadTimeout,
+                                      RulesDirs,
                                       SampleSeconds, Socket, Ssh, SshOption, SslCa, SslCert, SslKey, SslMode, Sysroot,
                                       User, conn_options, split_ids, write_output)
 
@@ -37,11 +38,6 @@ class Flavor(str, Enum):
 class Workload(str, Enum):
     oltp = "oltp"
     bulk_load = "bulk-load"
-    benchmark = "benchmark"
-
-
-class PurposeChoice(str, Enum):
-    production = "production"
     benchmark = "benchmark"
 
 
@@ -73,7 +69,7 @@ def mycnf(
     flavor: Annotated[Optional[Flavor], typer.Option("--flavor", help="mysql, percona or mariadb (profile, or the target of --validate).", rich_help_panel=PROFILE)] = None,
     version: Annotated[Optional[str], typer.Option("--version", help="Server version, e.g. 8.0.36 or 10.11 (profile, or the target of --validate).", rich_help_panel=PROFILE)] = None,
     workload: Annotated[Optional[Workload], typer.Option("--workload", help="oltp, bulk-load or benchmark (default: benchmark for --purpose benchmark, else oltp).", rich_help_panel=PROFILE)] = None,
-    purpose: Annotated[Optional[PurposeChoice], typer.Option("--purpose", help="production (default) or benchmark; a profile with --workload benchmark defaults to benchmark.", rich_help_panel=RULES)] = None,
+    purpose: Annotated[Optional[Purpose], typer.Option("--purpose", help="production (default) or benchmark; a profile with --workload benchmark defaults to benchmark.", rich_help_panel=RULES)] = None,
     allow_unsafe_durability: Annotated[bool, typer.Option("--allow-unsafe-durability", help="With --purpose benchmark only: relax innodb_flush_log_at_trx_commit, sync_binlog and the doublewrite buffer (a banner says so).", rich_help_panel=RULES)] = False,
     rules: RulesDirs = None,
     ignore: Ignore = None,

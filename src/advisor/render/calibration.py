@@ -111,13 +111,13 @@ def body_lines(snap: Snapshot) -> list[str]:
                     f"{tl.tls_version or ''} {tl.tls_cipher or ''}".rstrip())
         else:
             side = "TLS" if tl.tls_possible else ("plain" if tl.plain_possible else "neither")
-            row("TLS", f"not compared: {tl.reason}")
+            row("TLS", f"not compared: {v['tls'].why}")  # the verdict's reason, with its fallback
             if side != "neither":
                 on_off = tl.handshake_ms.on if tl.tls_possible else tl.handshake_ms.off
                 row("", f"{side} only: handshake {_ms(on_off)}, stream "
                         f"{_mb(tl.stream_mbytes_per_s.on if tl.tls_possible else tl.stream_mbytes_per_s.off)}")
-        if tl.available or (key_why := v.get("tls")) is None or key_why.why != tl.reason:
-            verdict("tls")  # an unavailable comparison's verdict would only repeat the reason above
+        if tl.available:
+            verdict("tls")
     f = cal.fsync_ms
     if f is not None and f.samples:
         fl = cal.flush

@@ -23,6 +23,16 @@ def _first_unknown(*vals: Any) -> Unknown | None:
     return None
 
 
+def _ratio(num: Any, den: Any, zero_reason: str) -> Any:
+    """num / den, or the first unknown operand, or Unknown(zero_reason) when den is not positive."""
+    u = _first_unknown(num, den)
+    if u is not None:
+        return u
+    if den <= 0:
+        return Unknown(zero_reason)
+    return num / den
+
+
 # ---------------------------------------------------------------- redo
 
 @derived("redo_capacity_bytes", "Total InnoDB redo log capacity: innodb_redo_log_capacity on MySQL/Percona "
@@ -67,13 +77,8 @@ def redo_bytes_per_hour(v: FactView) -> Any:
 
 @derived("redo_hours_of_writes", "How many hours of the measured redo write rate the redo log holds.", unit="h")
 def redo_hours_of_writes(v: FactView) -> Any:
-    cap, per_hour = v.get("derived.redo_capacity_bytes"), v.get("derived.redo_bytes_per_hour")
-    u = _first_unknown(cap, per_hour)
-    if u is not None:
-        return u
-    if per_hour <= 0:
-        return Unknown("no redo writes measured yet (Innodb_os_log_written rate is 0)")
-    return cap / per_hour
+    return _ratio(v.get("derived.redo_capacity_bytes"), v.get("derived.redo_bytes_per_hour"),
+                  "no redo writes measured yet (Innodb_os_log_written rate is 0)")
 
 
 # ---------------------------------------------------------------- TLS
@@ -244,13 +249,7 @@ def memory_limit_source(v: FactView) -> Any:
 @derived("buffer_pool_share_of_memory", "innodb_buffer_pool_size as a fraction of the memory the server may use "
          "(derived.memory_limit_bytes).", unit="fraction")
 def buffer_pool_share_of_memory(v: FactView) -> Any:
-    bp, lim = v.num("var.innodb_buffer_pool_size"), v.num("derived.memory_limit_bytes")
-    u = _first_unknown(bp, lim)
-    if u is not None:
-        return u
-    if lim <= 0:
-        return Unknown("the memory limit is 0")
-    return bp / lim
+    return _ratio(v.num("var.innodb_buffer_pool_size"), v.num("derived.memory_limit_bytes"), "the memory limit is 0")
 
 
 @derived("swap_enabled", "Whether the host has swap space (SwapTotal > 0).")
@@ -503,13 +502,8 @@ def buffer_pool_chunk_unit_bytes(v: FactView) -> Any:
 
 @derived("buffer_pool_data_ratio", "innodb_buffer_pool_size / InnoDB data + index bytes (user schemas).", unit="×")
 def buffer_pool_data_ratio(v: FactView) -> Any:
-    bp, data = v.num("var.innodb_buffer_pool_size"), v.get("derived.innodb_data_bytes")
-    u = _first_unknown(bp, data)
-    if u is not None:
-        return u
-    if data <= 0:
-        return Unknown("there is no InnoDB data in user schemas yet")
-    return bp / data
+    return _ratio(v.num("var.innodb_buffer_pool_size"), v.get("derived.innodb_data_bytes"),
+                  "there is no InnoDB data in user schemas yet")
 
 
 @derived("tmp_table_limit_bytes", "The effective in-memory limit of an internal temporary table: the smaller of "
@@ -588,24 +582,14 @@ def max_memory_bytes(v: FactView) -> Any:
 @derived("max_memory_ratio", "Worst-case server memory as a fraction of the memory limit (cgroup limit or RAM).",
          unit="fraction")
 def max_memory_ratio(v: FactView) -> Any:
-    m, lim = v.get("derived.max_memory_bytes"), v.get("derived.memory_limit_bytes")
-    u = _first_unknown(m, lim)
-    if u is not None:
-        return u
-    if not lim:
-        return Unknown("the memory limit is 0")
-    return m / lim
+    return _ratio(v.get("derived.max_memory_bytes"), v.get("derived.memory_limit_bytes"), "the memory limit is 0")
 
 
 # ---------------------------------------------------------------- concurrency
 
 @derived("connections_used_ratio", "Max_used_connections / max_connections.", unit="fraction")
 def connections_used_ratio(v: FactView) -> Any:
-    used, mc = v.num("status.Max_used_connections"), v.num("var.max_connections")
-    u = _first_unknown(used, mc)
-    if u is not None:
-        return u
-    return used / mc if mc > 0 else Unknown("max_connections is 0")
+    return _ratio(v.num("status.Max_used_connections"), v.num("var.max_connections"), "max_connections is 0")
 
 
 @derived("open_files_needed", "File descriptors the server asks for: 10 + max_connections + 2 × table_open_cache "
@@ -630,11 +614,7 @@ def table_open_cache_effective(v: FactView) -> Any:
 
 @derived("table_cache_fill_ratio", "Open_tables / table_open_cache.", unit="fraction")
 def table_cache_fill_ratio(v: FactView) -> Any:
-    ot, toc = v.num("status.Open_tables"), v.num("var.table_open_cache")
-    u = _first_unknown(ot, toc)
-    if u is not None:
-        return u
-    return ot / toc if toc > 0 else Unknown("table_open_cache is 0")
+    return _ratio(v.num("status.Open_tables"), v.num("var.table_open_cache"), "table_open_cache is 0")
 
 
 @derived("thread_create_ratio", "Threads_created / Connections: the share of connections that needed a new "
@@ -810,13 +790,8 @@ def stream_line_rate_fraction(v: FactView) -> Any:
 @derived("stream_server_headroom", "How much faster the server generates the stream probe's rows than they "
          "arrived: server-side MB/s ÷ streamed MB/s (near 1: the server limited the probe).", unit="x")
 def stream_server_headroom(v: FactView) -> Any:
-    gen, mb = v.num("calibration.stream.server_mbytes_per_s"), v.num("calibration.stream.mbytes_per_s")
-    u = _first_unknown(gen, mb)
-    if u is not None:
-        return u
-    if mb <= 0:
-        return Unknown("the stream probe measured 0 MB/s")
-    return gen / mb
+    return _ratio(v.num("calibration.stream.server_mbytes_per_s"), v.num("calibration.stream.mbytes_per_s"),
+                  "the stream probe measured 0 MB/s")
 
 
 @derived("tls_query_latency_ratio", "How many times as long a trivial query takes over TLS as over a plain "
@@ -843,13 +818,8 @@ def tls_query_latency_ratio(v: FactView) -> Any:
 
 @derived("tls_handshake_ratio", "Median connect time with TLS ÷ without, as calibration measured it.", unit="x")
 def tls_handshake_ratio(v: FactView) -> Any:
-    on, off = v.num("calibration.tls.handshake_ms.on"), v.num("calibration.tls.handshake_ms.off")
-    u = _first_unknown(on, off)
-    if u is not None:
-        return u
-    if off <= 0:
-        return Unknown("the plain handshake took 0 ms")
-    return on / off
+    return _ratio(v.num("calibration.tls.handshake_ms.on"), v.num("calibration.tls.handshake_ms.off"),
+                  "the plain handshake took 0 ms")
 
 
 @derived("flush_bound_commits_per_s", "Commits per second one session can make when each waits for one "
