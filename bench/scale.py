@@ -69,7 +69,10 @@ def offline(n: int) -> dict:
 
     paths = make_snapshots(n, OUT / "snapshots")
     rules = load_rules()
+    from advisor.knowledge import default_catalogue
     from advisor.rules.engine import evaluate
+
+    catalogue = default_catalogue()
 
     per, per_eval = [], []
     fired = 0
@@ -78,7 +81,7 @@ def offline(n: int) -> dict:
         t0 = time.perf_counter()
         snap = load_snapshot(p.read_text(), str(p))
         t1 = time.perf_counter()
-        outcomes = evaluate(snap, rules, "benchmark")
+        outcomes = evaluate(snap, rules, "benchmark", catalogue=catalogue)
         t2 = time.perf_counter()
         per.append(t2 - t0)
         per_eval.append(t2 - t1)
@@ -86,7 +89,7 @@ def offline(n: int) -> dict:
     total = time.perf_counter() - t_all
     tracemalloc.start()  # a second pass for memory: tracing slows the code it traces
     for p in paths[:200]:
-        evaluate(load_snapshot(p.read_text(), str(p)), rules, "benchmark")
+        evaluate(load_snapshot(p.read_text(), str(p)), rules, "benchmark", catalogue=catalogue)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -22,6 +22,7 @@ from advisor import api
 from advisor.collect.connection import ConnectionOptions
 from advisor.rules.engine import evaluate
 from advisor.rules.loader import load_rules
+from advisor.knowledge import default_catalogue
 from tests.support.wire_server import ReplayServer
 
 if sys.version_info >= (3, 11):
@@ -50,7 +51,7 @@ def snapshot(name: str):
 
 
 def findings(name: str, purpose: str) -> dict[str, str]:
-    outs = evaluate(snapshot(name), RULES, purpose)
+    outs = evaluate(snapshot(name), RULES, purpose, catalogue=default_catalogue())
     return {o.rule: o.finding.severity for o in outs if o.status == "fired" and o.finding is not None}
 
 
@@ -77,7 +78,7 @@ def test_findings_equal_expected(name, purpose):
 @pytest.mark.parametrize("purpose", PURPOSES)
 @pytest.mark.parametrize("name", SETS)
 def test_every_rule_evaluates_without_error(name, purpose):
-    outs = evaluate(snapshot(name), RULES, purpose)
+    outs = evaluate(snapshot(name), RULES, purpose, catalogue=default_catalogue())
     assert len(outs) == len(RULES)
     for o in outs:
         assert o.status in ("fired", "passed", "not_applicable", "unknown"), o

@@ -13,7 +13,9 @@ from advisor.report import Report
 from advisor.snapshot import Missing, Snapshot, load_snapshot
 
 if TYPE_CHECKING:  # pragma: no cover
-    from advisor.mycnf.model import Plan
+    from advisor.checklist import Checklist
+    from advisor.mycnf.model import MycnfOptions, Plan
+    from advisor.sysbench import LocalSysbench
 
 DEMO_SNAPSHOT = "demo-seed-000.json"
 
@@ -132,6 +134,7 @@ def demo_snapshot() -> Snapshot:
 
 def audit(snapshot: Snapshot, purpose: str = "production", rules_dirs: Iterable[str] = (),
           ignore: Iterable[str] = (), source: str = "live") -> Report:
+    from advisor.knowledge import default_catalogue
     from advisor.rules.engine import evaluate
     from advisor.rules.loader import load_rules
 
@@ -143,7 +146,7 @@ def audit(snapshot: Snapshot, purpose: str = "production", rules_dirs: Iterable[
     unknown = [i for i in ignore if i not in known]
     if unknown:
         raise UsageError(f"--ignore names unknown rule id(s): {', '.join(unknown)}.", "`advisor rules list` shows the ids.")
-    outcomes = evaluate(snapshot, rules, purpose, ignore)
+    outcomes = evaluate(snapshot, rules, purpose, ignore, catalogue=default_catalogue())
     missing = list(snapshot.missing)
     return Report(target=snapshot.target, purpose=purpose, outcomes=outcomes, missing=missing, source=source,
                   collected_at=snapshot.collected_at)
@@ -154,11 +157,20 @@ def mycnf(snapshot: Snapshot, purpose: str = "production", mode: str = "changes"
           source: str = "live", profile: Optional[object] = None) -> "Plan":
     """A my.cnf plan for this snapshot (advisor.mycnf.model): settings with their justification, the
     memory budget, what was deliberately not changed. Render it with advisor.mycnf.render.render."""
-    from advisor.mycnf.model import MycnfOptions, build_plan
+    from advisor.mycnf.model import MycnfOptions
 
     opts = MycnfOptions(purpose=purpose, mode=mode, workload=workload, allow_unsafe_durability=allow_unsafe_durability,
                         rules_dirs=tuple(rules_dirs), ignore=tuple(ignore), source=source, profile=profile)  # type: ignore[arg-type]
-    return build_plan(snapshot, opts)
+    return mycnf_plan(snapshot, opts)
+
+
+def mycnf_plan(snapshot: Snapshot, opts: "MycnfOptions") -> "Plan":
+    """The my.cnf plan for a snapshot: its audit for opts.purpose, then advisor.mycnf.model.build_plan."""
+    from advisor.mycnf.model import build_plan, check_options
+
+    check_options(snapshot, opts)
+    report = audit(snapshot, purpose=opts.purpose, rules_dirs=opts.rules_dirs, ignore=opts.ignore, source=opts.source)
+    return build_plan(snapshot, report, opts)
 
 
 def mycnf_profile(profile: object, purpose: str = "production", mode: str = "changes",
@@ -169,6 +181,31 @@ def mycnf_profile(profile: object, purpose: str = "production", mode: str = "cha
     return mycnf(profile_snapshot(profile), purpose=purpose, mode=mode, workload=profile.workload,  # type: ignore[attr-defined]
                  allow_unsafe_durability=allow_unsafe_durability, rules_dirs=rules_dirs, ignore=ignore,
                  source=f"the hardware profile {profile.describe()}", profile=profile)  # type: ignore[attr-defined]
+
+
+def checklist(snapshot: Snapshot, sysbench_text: Optional[str] = None, rules_dirs: Iterable[str] = (),
+              source: str = "live", local: "Optional[LocalSysbench]" = None, detect_local: bool = True,
+              cwd: Optional[str] = None) -> "Checklist":
+    """The pre-benchmark checklist: parse the sysbench command (reading its --config-file relative to
+    `cwd`), find sysbench on this machine (unless `local` is given or detect_local is False), run the
+    benchmark audit, and build the checklist from them (advisor.checklist.build)."""
+    from advisor.checklist import build
+    from advisor.collect.sysbench import read_config_file, read_local_sysbench
+    from advisor.knowledge import default_catalogue
+    from advisor.rules.loader import load_rules
+    from advisor.sysbench import parse_command
+
+    cmd = None
+    if sysbench_text is not None:
+        cmd = parse_command(sysbench_text)
+        if cmd.config_file is not None:
+            text, problem = read_config_file(cmd.config_file, cwd)
+            cmd = parse_command(sysbench_text, config_text=text, config_problem=problem)
+        if local is None and detect_local:
+            local = read_local_sysbench(cmd.program)
+    dirs = list(rules_dirs)
+    report = audit(snapshot, purpose="benchmark", rules_dirs=dirs, source=source)
+    return build(snapshot, report, load_rules(dirs), default_catalogue(), cmd, local, source)
 
 
 # ---------------------------------------------------------------- calibration

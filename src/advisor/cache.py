@@ -70,8 +70,9 @@ def cached(name: str, inputs: Iterable[tuple[str, Any]], build: Callable[[], T],
 
 
 def code_files(*packages_dirs: Path) -> list[tuple[str, Path]]:
-    """The .py and data files of the given package directories, as cache inputs."""
+    """The .py and data files of the given package directories and their subpackages, as cache inputs."""
     out = []
     for d in packages_dirs:
-        out += [(f"code:{p.name}", p) for p in sorted(d.glob("*")) if p.is_file() and p.suffix in (".py", ".toml", ".json")]
+        out += [(f"code:{p.name}", p) for p in sorted(d.rglob("*"))
+                if p.is_file() and p.suffix in (".py", ".toml", ".json") and "__pycache__" not in p.parts]
     return out

@@ -11,36 +11,35 @@ JSON. Three sources of items:
      unknown                             -> unknown (evidence: which fact is missing and why)
      not_applicable                      -> omitted (listed under `omitted` in JSON with the reason)
    The phase comes from the rule's category (PHASE_BY_CATEGORY, then keyword fallbacks).
-2. The sysbench command line, when given (advisor.sysbench.sysbench_items).
-3. Items no snapshot can decide (restore the data, ANALYZE after prepare, same client host, warm-up,
-   record versions and configuration): status `manual`, with the command that does it.
+2. The registered checklist checks (advisor.rules.checks): the sysbench command line, when given,
+   against the server; and items no snapshot can decide (restore the data, ANALYZE after prepare, same
+   client host, warm-up, record versions and configuration): status `manual`, with the command that
+   does it.
 
 JSON contract `advisor.checklist/1` (docs/checklist.md): later versions add keys, never remove them.
 """
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Optional
+from typing import Any, Iterable, Optional
 
 from advisor import __version__
+from advisor.knowledge.catalogue import VariableCatalogue
+from advisor.rules.checks import CHECKS, CheckContext, check_context
+from advisor.rules.checks.base import ITEM_STATUSES, PHASES, ItemStatus, Phase
+from advisor.report import Report, target_dict
+from advisor.rules.engine import fact_view
+from advisor.rules.schema import Rule
 from advisor.snapshot import Snapshot, Target
-
-if TYPE_CHECKING:  # imported lazily at run time (the CLI must stay fast)
-    from advisor.report import Report
-    from advisor.rules.facts import FactView
-    from advisor.rules.schema import Rule
-    from advisor.sysbench import LocalSysbench, SysbenchCommand
+from advisor.sysbench import LocalSysbench, SysbenchCommand
 
 CHECKLIST_SCHEMA = "advisor.checklist/1"
 
-Phase = Literal["environment", "server", "data", "run"]
-Status = Literal["pass", "fail", "unknown", "manual"]
-PHASES: tuple[Phase, ...] = ("environment", "server", "data", "run")
+Status = ItemStatus
+STATUSES = ITEM_STATUSES
 PHASE_TITLES = {"environment": "Environment (hosts, OS, network)", "server": "Server configuration",
                 "data": "Data", "run": "The run"}
-STATUSES: tuple[Status, ...] = ("pass", "fail", "unknown", "manual")
 
 # Rule category (advisor.rules.schema.CATEGORIES) -> phase. A category added later falls back on
 # keywords, then on "server" (see phase_for_category), so its rules still appear.
@@ -107,8 +106,8 @@ class Checklist:
     source: str
     collected_at: str
     items: list[Item]
-    sysbench: Optional["SysbenchCommand"] = None
-    local: Optional["LocalSysbench"] = None
+    sysbench: Optional[SysbenchCommand] = None
+    local: Optional[LocalSysbench] = None
     omitted: list[dict[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -126,8 +125,6 @@ class Checklist:
         return [(p, [it for it in self.items if it.phase == p]) for p in PHASES]
 
     def to_dict(self) -> dict[str, Any]:
-        from advisor.report import target_dict
-
         return {
             "schema": CHECKLIST_SCHEMA,
             "advisor_version": __version__,
@@ -146,7 +143,7 @@ class Checklist:
 
 # ---------------------------------------------------------------- rule outcomes -> items
 
-def rule_item(outcome: Any, rule: Optional["Rule"]) -> Optional[Item]:
+def rule_item(outcome: Any, rule: Optional[Rule]) -> Optional[Item]:
     """One audit outcome as a checklist item (None for not_applicable). Generic over rules: uses only the
     rule's id, title, category, severity and references, and the outcome."""
     spec = rule.spec if rule is not None else None
@@ -174,7 +171,7 @@ def rule_item(outcome: Any, rule: Optional["Rule"]) -> Optional[Item]:
                     "what the rule needs.", **base)  # type: ignore[arg-type]
 
 
-def rule_items(report: "Report", rules: Iterable["Rule"]) -> tuple[list[Item], list[dict[str, str]]]:
+def rule_items(report: Report, rules: Iterable[Rule]) -> tuple[list[Item], list[dict[str, str]]]:
     by_id = {r.id: r for r in rules}
     items: list[Item] = []
     omitted: list[dict[str, str]] = []
@@ -187,232 +184,31 @@ def rule_items(report: "Report", rules: Iterable["Rule"]) -> tuple[list[Item], l
     return items, omitted
 
 
-# ---------------------------------------------------------------- items no snapshot can decide
+# ---------------------------------------------------------------- the whole checklist
 
-def _client_args(view: "FactView", cmd: Optional["SysbenchCommand"]) -> str:
-    """`-h HOST -P PORT -u USER` for the mysql client: sysbench's address and user when a command is given
-    (ANALYZE runs as the benchmark user), else the snapshot's target and the advisor's own user."""
-    from advisor.sysbench import Unresolved
-
-    t = view.snapshot.target
-    user = view.snapshot.server.connection.user
-    if cmd is not None:
-        parts: list[str] = []
-        sock = cmd.socket()
-        hosts, ports = cmd.hosts(), cmd.ports()
-        if sock:
-            parts += ["-S", str(sock)]
-        else:
-            parts += ["-h", str(hosts[0]), "-P", str(ports[0])]
-        user = cmd.get("mysql-user")
-        parts += ["-u", str(user) if not isinstance(user, Unresolved) else "USER"]
-        return " ".join(p if p.startswith("$") else shlex.quote(p) for p in parts)
-    who = f" -u {shlex.quote(user)}" if user else ""
-    if t.transport == "socket":
-        return f"-S {shlex.quote(t.socket or '/path/to/mysqld.sock')}{who}"
-    return f"-h {t.host} -P {t.port}{who}"
-
-
-def _client_binary(view: "FactView") -> str:
-    return "mariadb" if view.snapshot.target.flavor == "mariadb" else "mysql"
-
-
-def _schema(cmd: Optional["SysbenchCommand"]) -> str:
-    from advisor.sysbench import Unresolved
-
-    if cmd is None:
-        return "sbtest"
-    db = cmd.get("mysql-db")
-    return "sbtest" if isinstance(db, Unresolved) or not db else str(db)
-
-
-def _with_command(cmd: "SysbenchCommand", new: str) -> str:
-    """The sysbench command with its command word replaced (run -> prewarm, ...)."""
-    from advisor.sysbench import _quote
-
-    words = shlex.split(cmd.display)
-    old = cmd.command or cmd.command_unresolved
-    for i in range(len(words) - 1, -1, -1):
-        if words[i] == old:
-            words[i] = new
-            break
-    return " ".join(_quote(w) for w in words)
-
-
-def manual_items(view: "FactView", cmd: Optional["SysbenchCommand"], local: Optional["LocalSysbench"]) -> list[Item]:
-    from advisor.sysbench import Unresolved
-
+def check_items(ctx: CheckContext) -> list[Item]:
+    """The items of the registered checks (advisor.rules.checks) that apply, in registry order."""
     items: list[Item] = []
-    t = view.snapshot.target
-    client = _client_binary(view)
-    args = _client_args(view, cmd)
-    schema = _schema(cmd)
-    command = (cmd.effective_command or "run") if cmd is not None else None
-
-    # environment: same client host, record versions and configuration
-    server_addr = t.host if t.transport == "tcp" else "localhost"
-    if cmd is not None and cmd.hosts() and not isinstance(cmd.hosts()[0], Unresolved):
-        server_addr = str(cmd.hosts()[0])
-    items.append(Item(
-        id="same-client-host", phase="environment", status="manual",
-        title="Run every run from the same client host, over the same route",
-        evidence="A snapshot cannot tell where the next run will start from; a different client host, NIC or "
-                 "route changes latency and the bandwidth ceiling.",
-        fix="Start every run from the same machine and record its name and route with each result.",
-        command=f"hostname; ip route get {server_addr}"))
-    rec = _recorded_config(view)
-    sysbench_version = (local.version if local is not None and local.version else None)
-    items.append(Item(
-        id="record-versions-config", phase="environment", status="manual",
-        title="Record the exact versions and configuration with the results",
-        evidence="Current values: " + "; ".join(rec) + (f"; sysbench {sysbench_version} on this machine"
-                                                          if sysbench_version else "") + ".",
-        fix="Keep a snapshot of the server's variables, the sysbench version and the exact command line next to "
-            "every result, so that a later run can be compared like for like.",
-        command=f"advisor collect {_client_args(view, None)} -o before-run.json; sysbench --version"))
-
-    if cmd is not None and not cmd.is_database_test:
-        return items
-
-    # data: ANALYZE after prepare; restore between runs
-    n_tables = cmd.get("tables") if cmd is not None else None
-    if cmd is not None and cmd.uses_sbtest and isinstance(n_tables, int):
-        if n_tables <= 4:
-            sql = "ANALYZE TABLE " + ", ".join(f"{schema}.sbtest{i}" for i in range(1, n_tables + 1))
-            analyze = f"{client} {args} -e \"{sql}\""
-        else:
-            analyze = (f"for i in $(seq 1 {n_tables}); do {client} {args} -e \"ANALYZE TABLE {schema}.sbtest$i\"; done")
-        prewarm_word = "warmup" if _era(cmd, local)[0] == "1.1" else "prewarm"
-        alt = (f" `sysbench ... {prewarm_word}` also runs ANALYZE TABLE on every table before reading it."
-               if cmd.test_kind == "lua" else "")
-    else:
-        analyze = f"{client} {args} -e \"ANALYZE TABLE {schema}.<table>\"  # for every table of the benchmark"
-        alt = ""
-    items.append(Item(
-        id="analyze-after-prepare", phase="data", status="manual",
-        title="Run ANALYZE TABLE on every table after loading the data",
-        evidence="Index statistics after a bulk load can be stale until InnoDB samples them again; the optimizer "
-                 "plans the range queries from them (PingCAP's sysbench report runs ANALYZE on every table "
-                 "after prepare). A snapshot does not show when statistics were last taken.",
-        fix="Analyze every table once after prepare and before the first measured run." + alt,
-        command=analyze))
-
-    writes = cmd.writes if cmd is not None else None
-    backup, restore = _backup_restore(view)
-    if cmd is not None and command == "prepare":
-        items.append(Item(
-            id="restore-data-between-runs", phase="data", status="manual",
-            title="Back up the data right after this prepare and restore it before every run",
-            evidence="Runs that write (read_write, write_only, update, insert, delete) change the data and "
-                     "fragment the indexes, so the second run starts from a different state than the first.",
-            fix="Take a copy right after prepare (and ANALYZE); before every run stop the server, copy it back and "
-                f"start the server again, as PingCAP's v5.2.0 report does after each workload: `{restore}`.",
-            command=backup))
-    elif writes is False:
-        items.append(Item(
-            id="restore-data-between-runs", phase="data", status="pass",
-            title="Same data for every run",
-            evidence=f"{cmd.test} only reads, so the data stays the same from run to run.",  # type: ignore[union-attr]
-            fix="Warm the buffer pool the same way before each run (see the warm-up item)."))
-    else:
-        if cmd is not None and cmd.test_kind == "lua":
-            redo = (f"{_with_command(cmd, 'cleanup')} && {_with_command(cmd, 'prepare')}")
-            what = f"the workload ({cmd.test}) updates, deletes or inserts rows"
-        else:
-            redo = restore
-            what = ("the workload may write" if cmd is None or cmd.test is None else f"the workload ({cmd.test}) may write")
-        items.append(Item(
-            id="restore-data-between-runs", phase="data", status="manual",
-            title="Restore the same data before every run",
-            evidence=f"{what[0].upper() + what[1:]}, so each run would start from data the previous run changed; "
-                     "a snapshot cannot tell whether the data was restored.",
-            fix="Before every run restore the data taken right after prepare (stop the server, copy the datadir "
-                f"back, start it: `{restore}`; PingCAP restores after each workload), or drop and prepare again, "
-                "then ANALYZE and warm up the same way.",
-            command=redo))
-
-    # run: warm-up (when sysbench does not do it itself)
-    if cmd is None:
-        items.append(Item(
-            id="warm-up", phase="run", status="manual",
-            title="Warm up the server before the measured run",
-            evidence="After a restart or a restore the buffer pool is cold; the first minutes measure disk reads.",
-            fix="Run the workload (or `sysbench <test> ... prewarm`) for a while before the measured run, the same "
-                "way every time; sysbench 1.1 has --warmup-time=N.",
-            command=f"{client} {args} -e \"SELECT COUNT(pad) FROM {schema}.sbtest1 USE INDEX (k_1)\"  # per table"))
+    for check in CHECKS.values():
+        r = check.fn(ctx)
+        if r is None:
+            continue
+        items.append(Item(id=check.id, phase=check.phase, status=r.status, title=r.title or check.title,
+                          evidence=r.evidence, fix=r.fix, command=r.command, facts=dict(r.facts)))
     return items
 
 
-def _backup_restore(view: "FactView") -> tuple[str, str]:
-    """Shell commands that copy the datadir aside after prepare, and back before a run."""
-    from advisor.rules.facts import Unknown
-
-    t = view.snapshot.target
-    if t.flavor == "tidb":
-        return ("tiup cluster stop CLUSTER && cp -a <each TiKV data dir> /backup/after-prepare/ && tiup cluster start CLUSTER",
-                "tiup cluster stop CLUSTER && cp -a /backup/after-prepare/. <each TiKV data dir> && tiup cluster start CLUSTER")
-    d = view.get("var.datadir")
-    datadir = "/var/lib/mysql" if isinstance(d, Unknown) else str(d).rstrip("/")
-    svc = "mariadb" if t.flavor == "mariadb" else "mysql"
-    q = shlex.quote(datadir + "/")
-    return (f"systemctl stop {svc} && rsync -a --delete {q} /backup/after-prepare/ && systemctl start {svc}",
-            f"systemctl stop {svc} && rsync -a --delete /backup/after-prepare/ {q} && systemctl start {svc}")
-
-
-def _recorded_config(view: "FactView") -> list[str]:
-    from advisor.rules.facts import Unknown
-    from advisor.units import format_size
-
-    t = view.snapshot.target
-    out = [f"{t.flavor} {t.version_string or t.version}"]
-    for name in ("innodb_buffer_pool_size", "innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin",
-                 "innodb_doublewrite", "innodb_flush_method", "max_connections", "have_ssl", "thread_handling"):
-        v = view.get(f"var.{name}")
-        if isinstance(v, Unknown):
-            continue
-        if str(v) == "":
-            out.append(f"{name}=(empty)")
-        elif name.endswith("_size") and str(v).isdigit():
-            out.append(f"{name}={format_size(int(v))}")
-        else:
-            out.append(f"{name}={v}")
-    redo = view.get("derived.redo_capacity_bytes")
-    if not isinstance(redo, Unknown):
-        out.append(f"redo log {format_size(redo)}")
-    return out
-
-
-def _era(cmd: Optional["SysbenchCommand"], local: Optional["LocalSysbench"]) -> tuple[Optional[str], str]:
-    """Which sysbench (1.0 or 1.1) the run will use, and how we know."""
-    if local is not None and local.era:
-        return local.era, f"sysbench {local.version} on this machine"
-    if cmd is not None:
-        era, why = cmd.era_hint()
-        if era:
-            return era, why
-        return None, ("sysbench is not installed here and " + why) if local is not None and not local.path else why
-    return None, "no sysbench command was given"
-
-
-# ---------------------------------------------------------------- the whole checklist
-
-def build(snapshot: Snapshot, report: "Report", rules: Iterable["Rule"], cmd: Optional["SysbenchCommand"] = None,
-          local: Optional["LocalSysbench"] = None, source: str = "live") -> Checklist:
+def build(snapshot: Snapshot, report: Report, rules: Iterable[Rule], catalogue: VariableCatalogue,
+          cmd: Optional[SysbenchCommand] = None, local: Optional[LocalSysbench] = None,
+          source: str = "live") -> Checklist:
     """Pure: the checklist for a snapshot, its benchmark-purpose audit, and optionally a sysbench command
     and what sysbench on this machine is."""
-    import advisor.rules.derived  # noqa: F401  (registers the derived facts the items read)
-    from advisor.rules.facts import FactView
-    from advisor.sysbench import sysbench_items
-
-    view = FactView(snapshot, "benchmark")
-    own: list[Item] = []
+    ctx = check_context(fact_view(snapshot, "benchmark", catalogue), cmd, local)
+    own = check_items(ctx)
     notes: list[str] = []
-    if cmd is not None:
-        own += sysbench_items(cmd, view, local)
-        if not cmd.is_database_test:
-            notes.append(f"{cmd.test} is a built-in sysbench test that does not use the database; only the "
-                         "command line itself was checked against the server.")
-    own += manual_items(view, cmd, local)
+    if cmd is not None and not cmd.is_database_test:
+        notes.append(f"{cmd.test} is a built-in sysbench test that does not use the database; only the "
+                     "command line itself was checked against the server.")
     ruled, omitted = rule_items(report, rules)
     items: list[Item] = []
     for phase in PHASES:
@@ -424,25 +220,3 @@ def build(snapshot: Snapshot, report: "Report", rules: Iterable["Rule"], cmd: Op
         notes += [f"not collected: {m.fact}: {m.reason}" for m in report.missing]
     return Checklist(target=snapshot.target, source=source, collected_at=snapshot.collected_at, items=items,
                      sysbench=cmd, local=local, omitted=omitted, notes=notes)
-
-
-def make_checklist(snapshot: Snapshot, sysbench_text: Optional[str] = None, rules_dirs: Iterable[str] = (),
-                   source: str = "live", local: Optional["LocalSysbench"] = None, detect_local: bool = True,
-                   cwd: Optional[str] = None) -> Checklist:
-    """Parse the sysbench command (reading its --config-file relative to `cwd`), find sysbench on this
-    machine (unless `local` is given or detect_local is False), run the benchmark audit, build."""
-    from advisor import api
-    from advisor.rules.loader import load_rules
-    from advisor.sysbench import parse_command, read_config_file, read_local_sysbench
-
-    cmd = None
-    if sysbench_text is not None:
-        cmd = parse_command(sysbench_text)
-        if cmd.config_file is not None:
-            text, problem = read_config_file(cmd.config_file, cwd)
-            cmd = parse_command(sysbench_text, config_text=text, config_problem=problem)
-        if local is None and detect_local:
-            local = read_local_sysbench(cmd.program)
-    dirs = list(rules_dirs)
-    report = api.audit(snapshot, purpose="benchmark", rules_dirs=dirs, source=source)
-    return build(snapshot, report, load_rules(dirs), cmd, local, source)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.sysbench import SBTEST_ROW_BYTES, parse_ldd, parse_version_output, read_local_sysbench
+from advisor.collect.sysbench import read_local_sysbench
+from advisor.sysbench import SBTEST_ROW_BYTES, parse_ldd, parse_version_output
 from tests.support.cli import assert_one_paragraph_error, run_cli, run_json
 from tests.unit.test_checklist_render import checklist_items
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from advisor.collect import calibrate_stats as cs
+from advisor.rules import calibration as cv
 from advisor.snapshot import Calibration, Distribution, SortProbe, StreamProbe, TlsProbe, OnOff
 
 
@@ -186,51 +187,51 @@ def _stream(mb, cpu=0.1, server=None):
 
 
 def test_stream_verdicts():
-    assert cs.stream_verdict(_stream(113.0, server=600), "interface", 1000).code == "line_rate"
-    assert cs.stream_verdict(_stream(11.9, server=580), "interface", 10000).code == "path_bottleneck"
-    assert cs.stream_verdict(_stream(450, server=560), "interface", 10000).code == "server_bound"
-    assert cs.stream_verdict(_stream(450, server=None), "interface", 10000).code == "below_line_rate"
-    assert cs.stream_verdict(_stream(80, server=900), "interface", 1000).code == "below_line_rate"
-    assert cs.stream_verdict(_stream(450), "loopback", None).code == "no_network"
-    assert cs.stream_verdict(_stream(450), "socket", None).code == "no_network"
-    assert cs.stream_verdict(_stream(40), None, None).code == "link_unknown"
-    assert cs.stream_verdict(None, "interface", 1000).code == "not_measured"
+    assert cv.stream_verdict(_stream(113.0, server=600), "interface", 1000).code == "line_rate"
+    assert cv.stream_verdict(_stream(11.9, server=580), "interface", 10000).code == "path_bottleneck"
+    assert cv.stream_verdict(_stream(450, server=560), "interface", 10000).code == "server_bound"
+    assert cv.stream_verdict(_stream(450, server=None), "interface", 10000).code == "below_line_rate"
+    assert cv.stream_verdict(_stream(80, server=900), "interface", 1000).code == "below_line_rate"
+    assert cv.stream_verdict(_stream(450), "loopback", None).code == "no_network"
+    assert cv.stream_verdict(_stream(450), "socket", None).code == "no_network"
+    assert cv.stream_verdict(_stream(40), None, None).code == "link_unknown"
+    assert cv.stream_verdict(None, "interface", 1000).code == "not_measured"
 
 
 @pytest.mark.parametrize("mb", [1.0, 11.9, 50.0, 113.0, 118.0, 400.0])
 @pytest.mark.parametrize("link", [100, 1000, 10000, None])
 def test_client_cpu_bound_never_gives_a_network_verdict(mb, link):
-    v = cs.stream_verdict(_stream(mb, cpu=0.97, server=5000), "interface", link)
+    v = cv.stream_verdict(_stream(mb, cpu=0.97, server=5000), "interface", link)
     assert v.code == "client_bound" and "97%" in v.why
 
 
 def test_tls_verdicts():
     behind_link = TlsProbe(available=True, throughput_ratio=0.99, query_ms=OnOff(on=0.51, off=0.5),
                            handshake_ms=OnOff(on=2.0, off=1.0))
-    assert cs.tls_verdict(behind_link).code == "negligible"
+    assert cv.tls_verdict(behind_link).code == "negligible"
     loopback = TlsProbe(available=True, throughput_ratio=0.85, query_ms=OnOff(on=0.023, off=0.018))
-    assert cs.tls_verdict(loopback).code == "measurable_cost"
+    assert cv.tls_verdict(loopback).code == "measurable_cost"
     queries_only = TlsProbe(available=True, throughput_ratio=1.0, query_ms=OnOff(on=0.0336, off=0.0306))
-    assert cs.tls_verdict(queries_only).code == "measurable_cost"  # +10 % per small query
+    assert cv.tls_verdict(queries_only).code == "measurable_cost"  # +10 % per small query
     none = TlsProbe(available=False, reason="the server has no TLS certificates (have_ssl = DISABLED)")
-    v = cs.tls_verdict(none)
+    v = cv.tls_verdict(none)
     assert v.code == "unavailable" and "have_ssl" in v.why
 
 
 def test_sort_and_flush_and_rtt_verdicts():
-    assert cs.sort_verdict(SortProbe(ratio=1.34)).code == "server_value_slower"
-    assert cs.sort_verdict(SortProbe(ratio=1.19)).code == "server_value_not_slower"
-    assert cs.sort_verdict(SortProbe(ratio=0.7)).code == "server_value_not_slower"
-    assert cs.sort_verdict(None).code == "not_measured"
+    assert cv.sort_verdict(SortProbe(ratio=1.34)).code == "server_value_slower"
+    assert cv.sort_verdict(SortProbe(ratio=1.19)).code == "server_value_not_slower"
+    assert cv.sort_verdict(SortProbe(ratio=0.7)).code == "server_value_not_slower"
+    assert cv.sort_verdict(None).code == "not_measured"
     cal = Calibration(fsync_ms=Distribution(p50=0.9, p99=2.0, samples=100))
-    assert cs.flush_verdict(cal).code == "client_nvme_like"
-    assert cs.rtt_verdict(Distribution(p50=0.03, samples=10)).code == "near"
-    assert cs.rtt_verdict(Distribution(p50=0.8, samples=10)).code == "lan"
-    assert cs.rtt_verdict(Distribution(p50=25.0, samples=10)).code == "far"
+    assert cv.flush_verdict(cal).code == "client_nvme_like"
+    assert cv.rtt_verdict(Distribution(p50=0.03, samples=10)).code == "near"
+    assert cv.rtt_verdict(Distribution(p50=0.8, samples=10)).code == "lan"
+    assert cv.rtt_verdict(Distribution(p50=25.0, samples=10)).code == "far"
 
 
 def test_light_calibration_has_only_the_round_trip_verdict():
     cal = Calibration(mode="light", rtt_ms=Distribution(p50=0.05, p99=0.1, samples=200))
-    assert list(cs.verdicts(cal, "loopback", None)) == ["rtt"]
+    assert list(cv.verdicts(cal, "loopback", None)) == ["rtt"]
     full = Calibration(mode="full", rtt_ms=Distribution(p50=0.05, p99=0.1, samples=200))
-    assert list(cs.verdicts(full, "loopback", None)) == ["rtt", "stream", "tls", "sort", "flush"]
+    assert list(cv.verdicts(full, "loopback", None)) == ["rtt", "stream", "tls", "sort", "flush"]

@@ -12,7 +12,9 @@ from advisor.collect.calibrate import check_statement, plan
 from advisor.commands.calibrate import TerminalProgress
 from advisor.errors import UsageError
 from advisor.render.calibration import render_json, render_text, to_dict
-from advisor.rules.facts import FactView, Unknown
+from advisor.knowledge import default_catalogue
+from advisor.rules.engine import fact_view
+from advisor.rules.facts import Unknown
 from advisor.snapshot import (Calibration, ClientFacts, Distribution, FlushProbe, OnOff, Route, SortProbe, StreamProbe,
                               Target, TlsProbe, WriteProbe, Snapshot, load_snapshot)
 from tests.support.cli import assert_one_paragraph_error, run_cli
@@ -89,7 +91,7 @@ def test_text_report_cites_every_probe():
 
 
 def test_derived_facts_from_calibration():
-    v = FactView(_snapshot(VETH), "benchmark")
+    v = fact_view(_snapshot(VETH), "benchmark", default_catalogue())
     assert v.get("derived.link_payload_ceiling_mbytes_per_s") == pytest.approx(1186.6, abs=0.1)
     assert v.get("derived.stream_line_rate_fraction") == pytest.approx(11.95 / 1186.6, rel=1e-3)
     assert v.get("derived.stream_server_headroom") == pytest.approx(580 / 11.95)
@@ -101,16 +103,16 @@ def test_derived_facts_from_calibration():
 def test_line_rate_fraction_unknown_when_client_cpu_bound():
     snap = _snapshot(VETH)
     snap.calibration.stream.client_cpu_bound = True
-    got = FactView(snap).get("derived.stream_line_rate_fraction")
+    got = fact_view(snap, "production", default_catalogue()).get("derived.stream_line_rate_fraction")
     assert isinstance(got, Unknown) and "CPU-bound" in got.reason
 
 
 def test_link_speed_falls_back_to_what_calibration_recorded():
     snap = _snapshot(None)
     snap.calibration.stream.link_speed_mbps = 1000
-    assert FactView(snap).get("derived.link_payload_ceiling_mbytes_per_s") == pytest.approx(118.66, abs=0.01)
+    assert fact_view(snap, "production", default_catalogue()).get("derived.link_payload_ceiling_mbytes_per_s") == pytest.approx(118.66, abs=0.01)
     snap.calibration.stream.link_speed_mbps = None
-    assert isinstance(FactView(snap).get("derived.link_payload_ceiling_mbytes_per_s"), Unknown)
+    assert isinstance(fact_view(snap, "production", default_catalogue()).get("derived.link_payload_ceiling_mbytes_per_s"), Unknown)
 
 
 def test_audit_of_the_snapshot_cites_the_measured_mbytes():
@@ -207,9 +209,9 @@ def test_calibrate_help_lists_the_options():
 def test_tls_faster_than_plain_is_noise_not_a_ratio():
     snap = _snapshot(VETH)
     snap.calibration.tls.query_ms = OnOff(on=0.0235, off=0.0287)
-    got = FactView(snap).get("derived.tls_query_latency_ratio")
+    got = fact_view(snap, "production", default_catalogue()).get("derived.tls_query_latency_ratio")
     assert isinstance(got, Unknown) and "scheduling noise" in got.reason
-    from advisor.collect.calibrate_stats import tls_verdict
+    from advisor.rules.calibration import tls_verdict
 
     v = tls_verdict(snap.calibration.tls)
     assert v.code == "negligible" and "not separable from scheduling noise" in v.why
@@ -219,6 +221,6 @@ def test_paired_query_ratio_is_what_the_rules_use():
     snap = _snapshot(VETH)
     snap.calibration.tls.query_ms = OnOff(on=0.0290, off=0.0240)  # medians across mixed placements
     snap.calibration.tls.query_ratio = 1.26  # the same CPU per round, TLS ÷ plain
-    assert FactView(snap).get("derived.tls_query_latency_ratio") == 1.26
+    assert fact_view(snap, "production", default_catalogue()).get("derived.tls_query_latency_ratio") == 1.26
     snap.calibration.tls.query_ratio = 0.93
-    assert isinstance(FactView(snap).get("derived.tls_query_latency_ratio"), Unknown)
+    assert isinstance(fact_view(snap, "production", default_catalogue()).get("derived.tls_query_latency_ratio"), Unknown)

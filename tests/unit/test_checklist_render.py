@@ -18,6 +18,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from advisor.checklist import build
+from advisor.knowledge import default_catalogue
 from advisor.render.checklist import TEMPLATE, _environment, render_json, render_markdown, view_model
 from advisor.report import Report
 from advisor.rules.engine import evaluate
@@ -64,11 +65,11 @@ def make(case: str):
     name, line, local, config = CASES[case]
     snap = Snapshot.model_validate(json.loads((INPUTS / f"mariadb-10.11-{name}.json").read_text()))
     rules = _rules()
-    outcomes = evaluate(snap, rules, "benchmark")
+    outcomes = evaluate(snap, rules, "benchmark", catalogue=default_catalogue())
     report = Report(target=snap.target, purpose="benchmark", outcomes=outcomes, missing=list(snap.missing),
                     source=f"snapshot inputs/mariadb-10.11-{name}.json", collected_at=snap.collected_at)
     cmd = parse_command(line.replace("PORT", str(snap.target.port)), config_text=config) if line else None
-    return build(snap, report, rules, cmd, local, source=report.source)
+    return build(snap, report, rules, default_catalogue(), cmd, local, source=report.source)
 
 
 def _normalised_json(cl) -> str:

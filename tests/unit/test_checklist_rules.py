@@ -19,6 +19,7 @@ from advisor.rules.examples_run import run_example
 from advisor.rules.loader import load_rules
 from advisor.rules.schema import CATEGORIES
 from advisor.snapshot import Snapshot
+from advisor.knowledge import default_catalogue
 
 RULES = load_rules()
 EXAMPLES = [(r, ex) for r in RULES for ex in r.spec.examples]
@@ -35,7 +36,7 @@ def expected_status(outcome) -> str | None:
 
 @pytest.mark.parametrize("rule,example", EXAMPLES, ids=[f"{r.id}:{ex.name}" for r, ex in EXAMPLES])
 def test_every_rule_example_maps_to_an_item(rule, example):
-    outcome = run_example(rule, example).outcome
+    outcome = run_example(rule, example, default_catalogue()).outcome
     item = rule_item(outcome, rule)
     want = expected_status(outcome)
     if want is None:
@@ -55,7 +56,7 @@ def test_every_rule_example_maps_to_an_item(rule, example):
 
 
 def test_there_are_rule_examples_of_each_outcome_to_map():
-    seen = {run_example(r, ex).outcome.status for r, ex in EXAMPLES}
+    seen = {run_example(r, ex, default_catalogue()).outcome.status for r, ex in EXAMPLES}
     assert {"fired", "passed", "not_applicable", "unknown"} <= seen
 
 
@@ -75,7 +76,7 @@ def test_unknown_categories_fall_back(category, phase):
 def test_build_accounts_for_every_outcome(name):
     snap = Snapshot.model_validate(json.loads((INPUTS / f"mariadb-10.11-{name}.json").read_text()))
     report = api.audit(snap, purpose="benchmark")
-    cl = build(snap, report, RULES)
+    cl = build(snap, report, RULES, default_catalogue())
     items = {it.rule: it for it in cl.items if it.rule}
     omitted = {o["rule"] for o in cl.omitted}
     for o in report.outcomes:

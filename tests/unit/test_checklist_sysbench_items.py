@@ -1,4 +1,5 @@
-"""Checklist items for a sysbench command against a server snapshot (advisor.sysbench.sysbench_items).
+"""Checklist items for a sysbench command against a server snapshot (the sysbench-* checks of
+advisor.rules.checks).
 
 Snapshots: tests/golden/checklist/inputs/ (collected with `advisor collect` from throwaway MariaDB
 10.11.19 servers, see the README there); variations are made in code with the fact changed named in
@@ -16,9 +17,12 @@ from typing import Any
 
 import pytest
 
-from advisor.rules.facts import FactView
+from advisor.checklist import check_items
+from advisor.knowledge import default_catalogue
+from advisor.rules.checks import check_context
+from advisor.rules.engine import fact_view
 from advisor.snapshot import ClientFacts, Cpu, HostFacts, Interface, Route, Snapshot
-from advisor.sysbench import (SBTEST_ROW_BYTES, LocalSysbench, dataset_bytes, parse_command, sysbench_items)
+from advisor.sysbench import SBTEST_ROW_BYTES, LocalSysbench, dataset_bytes, parse_command
 
 INPUTS = Path(__file__).resolve().parents[1] / "golden" / "checklist" / "inputs"
 DEBIAN = LocalSysbench(path="/usr/bin/sysbench", version="1.0.20", library="libmariadb",
@@ -30,6 +34,12 @@ MASTER = LocalSysbench(path="/usr/local/bin/sysbench", version="1.1.0-ead2689", 
 MARIADB_34 = LocalSysbench(path="/usr/bin/sysbench", version="1.0.20", library="libmariadb",
                            library_file="libmariadb.so.3", library_version="3.4.1")
 NOWHERE = LocalSysbench(reason="sysbench is not on this machine's PATH")
+
+
+def sysbench_items(cmd, s: Snapshot, local):
+    """The items of the sysbench-* checks for this command and snapshot."""
+    ctx = check_context(fact_view(s, "benchmark", default_catalogue()), cmd, local)
+    return [it for it in check_items(ctx) if it.id.startswith("sysbench-")]
 
 
 def snap(name: str = "default", variables: dict[str, str] | None = None, status: dict[str, str] | None = None,
@@ -46,7 +56,7 @@ def items(line: str, s: Snapshot | None = None, local: LocalSysbench | None = DE
     s = s or snap()
     port = s.target.port
     cmd = parse_command(line.replace("PORT", str(port)), config_text=config)
-    return {it.id: it for it in sysbench_items(cmd, FactView(s, "benchmark"), local)}
+    return {it.id: it for it in sysbench_items(cmd, s, local)}
 
 
 ACCEPT = ("sysbench oltp_read_write --threads=200 --mysql-host=127.0.0.1 --mysql-port=PORT --tables=10 "
@@ -191,7 +201,7 @@ def test_options_this_sysbench_lacks_fail():
 
 def test_unread_config_file_makes_the_command_line_unknown():
     cmd = parse_command("sysbench --config-file=config oltp_point_select run", config_problem="config does not exist")
-    it = {i.id: i for i in sysbench_items(cmd, FactView(snap(), "benchmark"), DEBIAN)}
+    it = {i.id: i for i in sysbench_items(cmd, snap(), DEBIAN)}
     assert it["sysbench-command-line"].status == "unknown" and "config does not exist" in it["sysbench-command-line"].evidence
     assert it["sysbench-max-connections"].status == "unknown"
 

@@ -6,6 +6,8 @@ from advisor.rules.facts import FactView, Unknown
 from advisor.rules.loader import parse_rule
 from advisor.rules.schema import parse_condition
 from advisor.snapshot import Snapshot
+from advisor.knowledge import default_catalogue
+from advisor.rules.engine import fact_view
 
 
 def snap(variables=None, status=None, flavor="mysql", version="8.0.36", **extra):
@@ -17,7 +19,7 @@ def snap(variables=None, status=None, flavor="mysql", version="8.0.36", **extra)
 
 
 def ev(cond, s, purpose="production"):
-    return eval_condition(parse_condition(cond), FactView(s, purpose))
+    return eval_condition(parse_condition(cond), fact_view(s, purpose, default_catalogue()))
 
 
 def test_size_literal_compares_numerically():
@@ -46,7 +48,7 @@ def test_missing_fact_is_unknown_with_reason():
 
 def test_missing_reason_comes_from_collector():
     s = snap({}, missing=[{"fact": "host", "reason": "server is remote; pass --ssh user@host"}])
-    v = FactView(s).get("host.memory.total_bytes")
+    v = fact_view(s, "production", default_catalogue()).get("host.memory.total_bytes")
     assert isinstance(v, Unknown) and "--ssh" in v.reason
 
 
@@ -79,10 +81,10 @@ def test_ref_with_factor():
 
 def test_rates_since_uptime_and_interval():
     s = snap({}, {"Innodb_os_log_written": "7200", "Uptime": "3600"})
-    assert FactView(s).get("rate.Innodb_os_log_written") == 2.0
+    assert fact_view(s, "production", default_catalogue()).get("rate.Innodb_os_log_written") == 2.0
     s2 = snap({}, {"Innodb_os_log_written": "7200", "Uptime": "3600"},
               server={"variables": {}, "status": {"Uptime": "3600"}, "interval": {"seconds": 10, "rates": {"Innodb_os_log_written": 50.0}}})
-    v = FactView(s2)
+    v = fact_view(s2, "production", default_catalogue())
     assert v.get("rate.Innodb_os_log_written") == 50.0 and "10 s" in v.rate_basis()
 
 
@@ -121,7 +123,7 @@ expect = "passed"
 
 def test_fired_finding_has_numbers_evidence_and_recommendation():
     rule = parse_rule(RULE, "t.toml")
-    o = evaluate(snap({"sort_buffer_size": "33554432"}), [rule])[0]
+    o = evaluate(snap({"sort_buffer_size": "33554432"}), [rule], catalogue=default_catalogue())[0]
     assert o.status == "fired"
     f = o.finding
     assert f.message == "value 32 MiB on mysql"
@@ -133,31 +135,31 @@ def test_fired_finding_has_numbers_evidence_and_recommendation():
 
 def test_overrides_accumulate_in_order():
     rule = parse_rule(RULE, "t.toml")
-    o = evaluate(snap({"sort_buffer_size": "33554432"}, flavor="mariadb", version="10.11.6"), [rule], "benchmark")[0]
+    o = evaluate(snap({"sort_buffer_size": "33554432"}, flavor="mariadb", version="10.11.6"), [rule], "benchmark", catalogue=default_catalogue())[0]
     assert o.finding.severity == "critical"
     assert o.finding.message.startswith("mariadb variant")
 
 
 def test_passed_and_ignored_outcomes_have_reasons():
     rule = parse_rule(RULE, "t.toml")
-    o = evaluate(snap({"sort_buffer_size": "1048576"}), [rule])[0]
+    o = evaluate(snap({"sort_buffer_size": "1048576"}), [rule], catalogue=default_catalogue())[0]
     assert o.status == "passed" and "not ≥" in o.reason
-    o = evaluate(snap({"sort_buffer_size": "33554432"}), [rule], ignore=["test-thing-wrong"])[0]
+    o = evaluate(snap({"sort_buffer_size": "33554432"}), [rule], ignore=["test-thing-wrong"], catalogue=default_catalogue())[0]
     assert o.status == "not_applicable" and "ignored" in o.reason
 
 
 def test_not_applicable_by_flavor_and_purpose():
     text = RULE.replace('[when]', '[applies_to]\npurpose = ["benchmark"]\nflavors = { mysql = ">=8.0.30" }\n[when]')
     rule = parse_rule(text, "t.toml")
-    o = evaluate(snap({"sort_buffer_size": "33554432"}), [rule], "production")[0]
+    o = evaluate(snap({"sort_buffer_size": "33554432"}), [rule], "production", catalogue=default_catalogue())[0]
     assert o.status == "not_applicable" and "benchmark" in o.reason
-    o = evaluate(snap({"sort_buffer_size": "33554432"}, version="8.0.20"), [rule], "benchmark")[0]
+    o = evaluate(snap({"sort_buffer_size": "33554432"}, version="8.0.20"), [rule], "benchmark", catalogue=default_catalogue())[0]
     assert o.status == "not_applicable" and ">=8.0.30" in o.reason
-    o = evaluate(snap({"sort_buffer_size": "33554432"}, flavor="mariadb", version="10.11.6"), [rule], "benchmark")[0]
+    o = evaluate(snap({"sort_buffer_size": "33554432"}, flavor="mariadb", version="10.11.6"), [rule], "benchmark", catalogue=default_catalogue())[0]
     assert o.status == "not_applicable" and "mariadb" in o.reason
 
 
 def test_unknown_never_recommends():
     rule = parse_rule(RULE, "t.toml")
-    o = evaluate(snap({}), [rule])[0]
+    o = evaluate(snap({}), [rule], catalogue=default_catalogue())[0]
     assert o.status == "unknown" and o.finding is None

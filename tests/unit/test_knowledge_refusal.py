@@ -18,6 +18,7 @@ from advisor.rules.examples import example_snapshot
 from advisor.rules.loader import load_rules, parse_rule
 from advisor.rules.schema import Example
 from advisor.versions import Version
+from advisor.knowledge import default_catalogue
 
 RULE = """
 id = "test-{name}"
@@ -64,15 +65,15 @@ def test_api_refuses():
 
 
 def test_engine_drops_recommendation_missing_on_target():
-    kept, notes = check_recommendation({"query_cache_size": "0", "max_connections": "300"}, "mysql", Version(8, 0, 36))
+    kept, notes = check_recommendation({"query_cache_size": "0", "max_connections": "300"}, "mysql", Version(8, 0, 36), default_catalogue())
     assert kept == {"max_connections": "300"}
     assert notes == ["dropped recommendation query_cache_size = 0: query_cache_size does not exist on mysql 8.0.36: "
                      "removed in mysql 8.0.3"]
-    kept, notes = check_recommendation({"innodb_log_files_in_group": "2"}, "mariadb", Version(10, 11, 6))
+    kept, notes = check_recommendation({"innodb_log_files_in_group": "2"}, "mariadb", Version(10, 11, 6), default_catalogue())
     assert kept == {} and "removed in mariadb 10.6.0" in notes[0]
-    kept, notes = check_recommendation({"innodb_log_files_in_group": "2"}, "mariadb", Version(10, 4, 34))
+    kept, notes = check_recommendation({"innodb_log_files_in_group": "2"}, "mariadb", Version(10, 4, 34), default_catalogue())
     assert kept == {"innodb_log_files_in_group": "2"} and notes == []
-    kept, notes = check_recommendation({"my_plugin_var": "1"}, "mysql", Version(8, 0, 36))
+    kept, notes = check_recommendation({"my_plugin_var": "1"}, "mysql", Version(8, 0, 36), default_catalogue())
     assert kept == {"my_plugin_var": "1"} and "not in the variable catalogue" in notes[0]
 
 
@@ -85,7 +86,7 @@ def test_engine_drops_guarded_recommendation_when_rule_fires(variable, value, ta
     text = rule_text(variable, value, target, rec_when='when = { fact = "var.max_connections", op = "gt", value = 0 }')
     rule = parse_rule(text, "rules/test.toml")
     ex = Example(name="x", expect="fired", target=target, facts={"var.max_connections": "151"})
-    out = evaluate(example_snapshot(ex), [rule])[0]
+    out = evaluate(example_snapshot(ex), [rule], catalogue=default_catalogue())[0]
     assert out.status == "fired"
     assert variable not in out.finding.recommendation
     assert any(n.startswith(f"dropped recommendation {variable} = {value}: {variable} does not exist on")

@@ -16,7 +16,7 @@ from typing import Callable
 import pytest
 
 from advisor import api
-from advisor.mycnf.model import MycnfOptions, build_plan
+from advisor.mycnf.model import MycnfOptions
 from advisor.mycnf.profile import Profile
 from advisor.mycnf.render import render
 
@@ -27,13 +27,13 @@ GiB = 1 << 30
 
 
 def _demo(purpose: str, mode: str) -> str:
-    return render(build_plan(api.demo_snapshot(), MycnfOptions(purpose=purpose, mode=mode,
+    return render(api.mycnf_plan(api.demo_snapshot(), MycnfOptions(purpose=purpose, mode=mode,
                                                                source="the bundled demo snapshot (seed 000)")))
 
 
 def _pitfalls() -> str:
     snap = api.read_snapshot_file(str(PITFALLS))
-    return render(build_plan(snap, MycnfOptions(purpose="benchmark",
+    return render(api.mycnf_plan(snap, MycnfOptions(purpose="benchmark",
                                                 source="a throwaway mariadbd with the seed's pitfalls (recorded)")))
 
 

@@ -7,7 +7,7 @@ import pytest
 from advisor import api
 from advisor.errors import UsageError
 from advisor.mycnf.cnf import effective, parse_option_text
-from advisor.mycnf.model import MycnfOptions, adapt_to_target, build_plan, resolve, weakens_durability
+from advisor.mycnf.model import MycnfOptions, adapt_to_target, resolve, weakens_durability
 from advisor.mycnf.profile import Profile, check_profile, profile_snapshot
 from advisor.mycnf.proposals import Proposal
 from advisor.mycnf.render import render
@@ -129,7 +129,7 @@ def _relaxed_snapshot():
 def test_durability_is_never_weakened_without_the_flag():
     for purpose in ("production", "benchmark"):
         for mode in ("changes", "full"):
-            plan = build_plan(_relaxed_snapshot(), MycnfOptions(purpose=purpose, mode=mode))
+            plan = api.mycnf_plan(_relaxed_snapshot(), MycnfOptions(purpose=purpose, mode=mode))
             s = settings_of(render(plan))
             assert s.get("innodb_flush_log_at_trx_commit", "1") == "1"
             assert s.get("sync_binlog", "1") == "1"
@@ -137,7 +137,7 @@ def test_durability_is_never_weakened_without_the_flag():
 
 
 def test_full_mode_restores_durability_it_would_otherwise_keep():
-    plan = build_plan(_relaxed_snapshot(), MycnfOptions(purpose="benchmark", mode="full"))
+    plan = api.mycnf_plan(_relaxed_snapshot(), MycnfOptions(purpose="benchmark", mode="full"))
     s = {x.variable: x for x in plan.settings}
     assert s["innodb_flush_log_at_trx_commit"].value == "1" and s["innodb_flush_log_at_trx_commit"].kind == "guard"
     assert s["sync_binlog"].value == "1"
@@ -145,8 +145,8 @@ def test_full_mode_restores_durability_it_would_otherwise_keep():
 
 def test_unsafe_durability_needs_benchmark_and_prints_a_banner():
     with pytest.raises(UsageError):
-        build_plan(api.demo_snapshot(), MycnfOptions(purpose="production", allow_unsafe_durability=True))
-    plan = build_plan(api.demo_snapshot(), MycnfOptions(purpose="benchmark", allow_unsafe_durability=True))
+        api.mycnf_plan(api.demo_snapshot(), MycnfOptions(purpose="production", allow_unsafe_durability=True))
+    plan = api.mycnf_plan(api.demo_snapshot(), MycnfOptions(purpose="benchmark", allow_unsafe_durability=True))
     text = render(plan)
     assert text.startswith("# " + "!" * 10)
     assert "UNSAFE DURABILITY" in text.splitlines()[1]
@@ -182,7 +182,7 @@ expect = "unknown"
 [examples.facts]
 "var.innodb_flush_method" = "fsync"
 ''')
-    plan = build_plan(api.demo_snapshot(), MycnfOptions(purpose="benchmark", rules_dirs=(str(tmp_path),)))
+    plan = api.mycnf_plan(api.demo_snapshot(), MycnfOptions(purpose="benchmark", rules_dirs=(str(tmp_path),)))
     assert "innodb_flush_log_at_trx_commit" not in {s.variable for s in plan.settings}
     assert any("test-relax-durability" in n and "weakens" not in n and "commits would no longer wait" in n
                for n in plan.not_changed)
@@ -191,7 +191,7 @@ expect = "unknown"
 # ---------------------------------------------------------------- the demo (seed 000)
 
 def test_demo_plan_fixes_the_seed_pitfalls_within_the_budget():
-    plan = build_plan(api.demo_snapshot(), MycnfOptions(purpose="benchmark"))
+    plan = api.mycnf_plan(api.demo_snapshot(), MycnfOptions(purpose="benchmark"))
     s = {x.variable: x for x in plan.settings}
     assert s["sort_buffer_size"].value == "256K" and s["sort_buffer_size"].source_id == "sort-buffer-oversized"
     assert s["innodb_log_file_size"].value == "8G"     # 16 GiB over 2 files (80 CPUs / 2, capped)
@@ -203,7 +203,7 @@ def test_demo_plan_fixes_the_seed_pitfalls_within_the_budget():
 
 
 def test_full_mode_keeps_the_core_settings():
-    plan = build_plan(api.demo_snapshot(), MycnfOptions(purpose="production", mode="full"))
+    plan = api.mycnf_plan(api.demo_snapshot(), MycnfOptions(purpose="production", mode="full"))
     kinds = {x.variable: x.kind for x in plan.settings}
     assert kinds["innodb_flush_log_at_trx_commit"] == "kept" and kinds["join_buffer_size"] == "kept"
     assert kinds["sort_buffer_size"] == "rule"
@@ -214,17 +214,17 @@ def test_tidb_and_bad_options_are_usage_errors():
     snap = api.demo_snapshot()
     snap.target.flavor = "tidb"
     with pytest.raises(UsageError):
-        build_plan(snap, MycnfOptions())
+        api.mycnf_plan(snap, MycnfOptions())
     with pytest.raises(UsageError):
-        build_plan(api.demo_snapshot(), MycnfOptions(mode="partial"))
+        api.mycnf_plan(api.demo_snapshot(), MycnfOptions(mode="partial"))
     with pytest.raises(UsageError):
-        build_plan(api.demo_snapshot(), MycnfOptions(workload="olap"))
+        api.mycnf_plan(api.demo_snapshot(), MycnfOptions(workload="olap"))
 
 
 def test_memory_unknown_is_said_and_nothing_is_sized_from_it():
     snap = api.demo_snapshot()
     snap.host = None
-    plan = build_plan(snap, MycnfOptions(purpose="benchmark"))
+    plan = api.mycnf_plan(snap, MycnfOptions(purpose="benchmark"))
     text = render(plan)
     assert "memory: unknown" in text and "not checked" in text
     assert "innodb_buffer_pool_size" not in {x.variable for x in plan.settings}

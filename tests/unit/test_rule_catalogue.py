@@ -12,14 +12,15 @@ import pytest
 
 from advisor import knowledge as K
 from advisor.rules import formulas as F
-from advisor.rules.derived import dedicated_bp_for_ram
+from advisor.rules.derived.memory import dedicated_bp_for_ram
 from advisor.rules.docs import render_rule_doc
 from advisor.rules.engine import evaluate
 from advisor.rules.examples import example_snapshot
 from advisor.rules.examples_run import run_examples
-from advisor.rules.facts import FactView, Unknown
+from advisor.rules.facts import Unknown
 from advisor.rules.loader import load_rules
 from advisor.rules.schema import Example
+from advisor.rules.engine import fact_view
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RULES = load_rules()
@@ -66,7 +67,7 @@ def test_rule_quality(rule):
     s = rule.spec
     assert s.references
     assert s.rationale.strip() and len(s.rationale.split()) >= 30, "rationale should explain, in own words"
-    results = run_examples(rule)
+    results = run_examples(rule, K.default_catalogue())
     assert all(r.ok for r in results), [p for r in results for p in r.problems]
     statuses = {r.outcome.status for r in results}
     assert "fired" in statuses and statuses & {"passed", "not_applicable"}
@@ -94,7 +95,7 @@ def test_rule_variables_exist_where_the_rule_applies(rule):
 
     for name in rule.spec.variables:
         found = [(fl, v) for fl, rng in rule.spec.applies_to.flavors.items()
-                 for v in probe_versions(fl, rng, name) if K.exists_on(name, fl, v)]
+                 for v in probe_versions(fl, rng, name, K.default_catalogue()) if K.exists_on(name, fl, v)]
         assert found, f"{rule.id}: {name} exists nowhere the rule applies"
 
 
@@ -149,8 +150,9 @@ def test_doc_pages_have_fixed_sections():
 
 # ---------------------------------------------------------------- formulas
 
-def view(target: str = "mysql 8.0.36", purpose: str = "production", **facts) -> FactView:
-    return FactView(example_snapshot(Example(name="x", expect="passed", target=target, facts=facts)), purpose)
+def view(target: str = "mysql 8.0.36", purpose: str = "production", **facts):
+    return fact_view(example_snapshot(Example(name="x", expect="passed", target=target, facts=facts)), purpose,
+                     K.default_catalogue())
 
 
 def test_bp_for_data():
@@ -261,7 +263,7 @@ def test_tidb_plan_cache_by_version():
 def test_unknown_reasons_name_the_missing_fact():
     snap = example_snapshot(Example(name="x", expect="passed", target="mysql 8.0.36", facts={}))
     for purpose in ("production", "benchmark"):
-        for o in evaluate(snap, RULES, purpose):
+        for o in evaluate(snap, RULES, purpose, catalogue=K.default_catalogue()):
             assert o.reason, o.rule
             if o.status == "unknown":
                 assert any(w in o.reason for w in ("var.", "status.", "host", "client", "server.", "derived.",

@@ -62,7 +62,7 @@ def test_every_value_has_a_reason(path):
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_no_warning_in_production(path):
     snap = build(path)
-    outs = evaluate(snap, RULES, "production")
+    outs = evaluate(snap, RULES, "production", catalogue=K.default_catalogue())
     loud = [(o.rule, o.finding.severity, o.finding.message) for o in outs
             if o.status == "fired" and o.finding and o.finding.severity in ("warning", "critical")]
     assert not loud, loud

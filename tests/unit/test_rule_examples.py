@@ -4,6 +4,7 @@ import pytest
 
 from advisor.rules.examples_run import run_example
 from advisor.rules.loader import load_rules
+from advisor.knowledge import default_catalogue
 
 RULES = load_rules()
 CASES = [(r, ex) for r in RULES for ex in r.spec.examples]
@@ -11,7 +12,7 @@ CASES = [(r, ex) for r in RULES for ex in r.spec.examples]
 
 @pytest.mark.parametrize("rule,example", CASES, ids=[f"{r.id}:{ex.name}" for r, ex in CASES])
 def test_example(rule, example):
-    result = run_example(rule, example)
+    result = run_example(rule, example, default_catalogue())
     assert result.ok, "; ".join(result.problems)
 
 

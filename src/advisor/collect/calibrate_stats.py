@@ -1,15 +1,19 @@
-"""The pure half of calibration: statistics, SQL text, budget shares, chunk sizing, locality and the
-verdicts the calibration report prints. No I/O, no clock: advisor.collect.calibrate measures and
-calls these; unit tests feed them numbers.
+"""The pure half of the calibration probes: SQL text, budget shares, chunk sizing and locality. No
+I/O, no clock: advisor.collect.calibrate measures and calls these; unit tests feed them numbers.
+The statistics the probes record come from advisor.measure (re-exported here for the probes); the
+verdicts on the results are judgements and live in advisor.rules.calibration.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
+# what the probes record (calibrate.py reads them as cs.*)
+from advisor.measure import (CPU_BOUND_FRACTION, PLP_LIKE_BELOW_MS, TCP_PAYLOAD_PER_WIRE, cpu_bound,  # noqa: F401
+                             distribution, flush_class, median, payload_ceiling_bytes_per_s,
+                             payload_ceiling_mbytes_per_s, percentile)
 from advisor.versions import Version
 
 # ---------------------------------------------------------------- constants
@@ -20,67 +24,11 @@ SORT_ROWS = 100_000  # rows the sort probe sorts: big enough that the buffer siz
 SORT_PAD = 8
 FLUSH_WRITE_BYTES = 16384  # one InnoDB page, as the redo log and doublewrite buffer write
 FLUSH_FILE_BYTES = 1 << 20  # preallocated temp file the flush probe overwrites in 16 KiB steps
-CPU_BOUND_FRACTION = 0.85  # client process CPU / wall time at or above which the client is the limit
-LINE_RATE_FRACTION = 0.9  # stream at or above this share of the payload ceiling: the link is the ceiling
-PATH_BOTTLENECK_FRACTION = 0.5  # below this share (client and server not the limit): something on the path
-SERVER_HEADROOM = 1.5  # server row generation / stream rate below this: the server limited the probe
-# Ethernet: 1460 bytes of TCP payload per 1538 bytes on the wire (preamble 8 + frame 1518 + gap 12).
-TCP_PAYLOAD_PER_WIRE = 1460 / 1538
 
 # Budget shares (relative) of the probes in a full calibration.
 WEIGHTS = {"rtt": 1.0, "stream": 3.0, "sort": 2.0, "tls": 3.0, "fsync": 1.0, "commit": 1.5}
 LIGHT_BUDGET_S = 1.0  # a light calibration (round trips only) never takes longer than this
 END_RESERVE_S = 0.3  # kept free at the end of the budget for closing connections and removing files
-
-
-# ---------------------------------------------------------------- statistics
-
-def percentile(values: Sequence[float], q: float) -> Optional[float]:
-    """The q-th percentile (0..100) by linear interpolation between closest ranks; None if empty."""
-    if not values:
-        return None
-    s = sorted(values)
-    if len(s) == 1:
-        return float(s[0])
-    pos = (len(s) - 1) * q / 100.0
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(s) - 1)
-    return float(s[lo] + (s[hi] - s[lo]) * (pos - lo))
-
-
-def distribution(values_ms: Sequence[float], digits: int = 4) -> dict[str, Any]:
-    """p50, p99, samples, min, max, mean of latencies in milliseconds (for snapshot.Distribution)."""
-    if not values_ms:
-        return {"p50": None, "p99": None, "samples": 0, "min": None, "max": None, "mean": None}
-
-    def r(x: Optional[float]) -> Optional[float]:
-        return None if x is None else round(x, digits)
-    return {"p50": r(percentile(values_ms, 50)), "p99": r(percentile(values_ms, 99)), "samples": len(values_ms),
-            "min": r(min(values_ms)), "max": r(max(values_ms)), "mean": r(sum(values_ms) / len(values_ms))}
-
-
-def median(values: Sequence[float]) -> Optional[float]:
-    return percentile(values, 50)
-
-
-# ---------------------------------------------------------------- network arithmetic
-
-def payload_ceiling_bytes_per_s(link_mbps: float) -> float:
-    """Most TCP payload bytes per second a link of `link_mbps` Mb/s carries per direction:
-    Mb/s x 1e6/8 x 1460/1538 (KNOWLEDGE.md section 6). 1000 Mb/s -> 118.7 MB/s."""
-    return link_mbps * 1e6 / 8 * TCP_PAYLOAD_PER_WIRE
-
-
-def payload_ceiling_mbytes_per_s(link_mbps: float) -> float:
-    return payload_ceiling_bytes_per_s(link_mbps) / 1e6
-
-
-def cpu_bound(cpu_seconds: float, wall_seconds: float, threshold: float = CPU_BOUND_FRACTION) -> tuple[Optional[float], Optional[bool]]:
-    """(client CPU fraction, CPU-bound?) from process CPU time and wall time over the same interval."""
-    if wall_seconds <= 0:
-        return None, None
-    frac = cpu_seconds / wall_seconds
-    return round(frac, 3), frac >= threshold
 
 
 # ---------------------------------------------------------------- row generators (SQL text)
@@ -282,161 +230,4 @@ def mount_fstype(mountinfo: str, path: str) -> Optional[str]:
     return best
 
 
-PLP_LIKE_BELOW_MS = 0.25
 
-
-def flush_class(p50_ms: Optional[float], fstype: Optional[str]) -> tuple[Optional[str], str]:
-    """Classify flush behaviour from the median fdatasync of a 16 KiB write (KNOWLEDGE.md section 5):
-    drives with power-loss protection acknowledge in tens of microseconds (12-58 us published), client
-    NVMe without it in 0.5-1 ms, rotational or networked storage in several. The first boundary sits
-    in the gap between those populations (0.25 ms), not next to either, so that run-to-run noise of a
-    real device does not flip its class (a virtual disk here measured 0.03-0.15 ms on different days);
-    the second is the 0.5 ms at which flush-slow-durable-commits fires."""
-    if fstype in ("tmpfs", "ramfs"):
-        return "memory", f"{fstype} keeps files in memory; fdatasync flushes nothing"
-    if p50_ms is None:
-        return None, "no flush was measured"
-    if p50_ms < PLP_LIKE_BELOW_MS:
-        return "plp_like", (f"median {p50_ms:.3f} ms: flushes are acknowledged from a protected (or ignored) cache, "
-                            "as datacenter drives with power-loss protection do")
-    if p50_ms < 0.5:
-        return "intermediate", f"median {p50_ms:.2f} ms: between protected-cache and client-drive flush times"
-    if p50_ms < 3.0:
-        return "client_nvme_like", (f"median {p50_ms:.2f} ms: each flush empties a volatile write cache, "
-                                    "as client drives without power-loss protection do (about 1 ms)")
-    return "slow", f"median {p50_ms:.1f} ms: rotational, networked or throttled storage"
-
-
-# ---------------------------------------------------------------- verdicts
-
-@dataclass(frozen=True)
-class Verdict:
-    code: str
-    why: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"verdict": self.code, "why": self.why}
-
-
-def stream_verdict(stream: Any, route_kind: Optional[str], link_mbps: Optional[int]) -> Verdict:
-    """What limited the stream probe: the client's CPU, the server, the link, or something on the path."""
-    if stream is None or stream.mbytes_per_s is None:
-        return Verdict("not_measured", "the stream probe did not run")
-    mb = stream.mbytes_per_s
-    if route_kind in ("loopback", "socket"):
-        return Verdict("no_network", f"{mb:.1f} MB/s over {'a unix socket' if route_kind == 'socket' else 'loopback'}: "
-                       "no NIC is involved, so this is a client/server ceiling, not a network one")
-    if stream.client_cpu_bound:
-        return Verdict("client_bound", f"the client used {100 * (stream.client_cpu_fraction or 0):.0f}% of a CPU "
-                       f"while reading {mb:.1f} MB/s; the client, not the network, was the limit")
-    if not link_mbps:
-        return Verdict("link_unknown", f"{mb:.1f} MB/s; the link speed of the route to the server is unknown, "
-                       "so it cannot be compared with the line rate")
-    ceiling = payload_ceiling_mbytes_per_s(link_mbps)
-    frac = mb / ceiling
-    head = (stream.server_mbytes_per_s / mb) if stream.server_mbytes_per_s and mb > 0 else None
-    if frac >= LINE_RATE_FRACTION:
-        return Verdict("line_rate", f"{mb:.1f} MB/s is {100 * frac:.0f}% of the {link_mbps} Mb/s link's "
-                       f"{ceiling:.1f} MB/s payload ceiling: the link is the ceiling")
-    if head is not None and head < SERVER_HEADROOM:
-        return Verdict("server_bound", f"{mb:.1f} MB/s, while the server generates the same rows at only "
-                       f"{stream.server_mbytes_per_s:.1f} MB/s without sending them: the server limited the probe")
-    if frac < PATH_BOTTLENECK_FRACTION and head is not None:
-        return Verdict("path_bottleneck", f"{mb:.1f} MB/s is {100 * frac:.0f}% of the {link_mbps} Mb/s link's "
-                       f"{ceiling:.1f} MB/s payload ceiling with client and server idle enough: a shaper, proxy or "
-                       "virtual NIC on the path caps throughput")
-    return Verdict("below_line_rate", f"{mb:.1f} MB/s is {100 * frac:.0f}% of the {link_mbps} Mb/s link's "
-                   f"{ceiling:.1f} MB/s payload ceiling")
-
-
-# TLS verdict: a cost is "measurable" from 5 %: the on/off samples are interleaved on two connections, so
-# the noise between them is far smaller, and for benchmark comparability any measurable cost matters.
-# (On loopback here small queries take 1.1-1.5x as long and streams run at 80-88 % of plain; behind a
-# link that is the bottleneck the stream ratio is about 1.)
-TLS_THROUGHPUT_MEASURABLE = 0.95
-TLS_QUERY_MEASURABLE = 1.05
-
-
-def tls_verdict(tls: Any) -> Verdict:
-    if tls is None:
-        return Verdict("not_measured", "the TLS probe did not run")
-    if not tls.available:
-        return Verdict("unavailable", tls.reason or "TLS and plain connections could not both be made")
-    parts = []
-    cost = False
-    if tls.throughput_ratio is not None:
-        parts.append(f"stream {100 * tls.throughput_ratio:.0f}% of plain")
-        cost |= tls.throughput_ratio < TLS_THROUGHPUT_MEASURABLE
-    q = tls.query_ms
-    if q.on is not None and q.off:
-        r = tls.query_ratio if getattr(tls, "query_ratio", None) is not None else q.on / q.off
-        if r >= 1:
-            parts.append(f"small queries {r:.2f}x as slow")
-            cost |= r >= TLS_QUERY_MEASURABLE
-        else:  # TLS only adds work: a lower figure is scheduling noise
-            parts.append(f"small queries not separable from scheduling noise ({q.on:.4f} ms on, {q.off:.4f} ms off)")
-    h = tls.handshake_ms
-    if h.on is not None and h.off:
-        parts.append(f"handshake {h.on:.2f} ms vs {h.off:.2f} ms")
-    return Verdict("measurable_cost" if cost else "negligible", "; ".join(parts) or "measured")
-
-
-SORT_SLOWER = 1.2
-
-
-def sort_verdict(sp: Any) -> Verdict:
-    """Actionable or not: the server's value measurably slower (the sort-buffer rules fire) or not."""
-    if sp is None or sp.ratio is None:
-        return Verdict("not_measured", "the sort probe did not run")
-    if sp.ratio >= SORT_SLOWER:
-        return Verdict("server_value_slower", f"the server's sort_buffer_size made the same sort {sp.ratio:.2f}x "
-                       "as slow as a 256 KiB session value")
-    return Verdict("server_value_not_slower", f"ratio {sp.ratio:.2f} (server's value ÷ 256 KiB): the server's "
-                   "sort_buffer_size is not measurably slower")
-
-
-def flush_verdict(cal: Any) -> Verdict:
-    if cal.fsync_ms is None or cal.fsync_ms.p50 is None:
-        return Verdict("not_measured", "the flush probe did not run")
-    fl = cal.flush
-    if fl is not None and fl.flush_class:
-        return Verdict(fl.flush_class, fl.class_reason)
-    cls, why = flush_class(cal.fsync_ms.p50, None)
-    return Verdict(cls or "unknown", why)
-
-
-def rtt_verdict(rtt: Any) -> Verdict:
-    if rtt is None or rtt.p50 is None:
-        return Verdict("not_measured", "the round-trip probe did not run")
-    if rtt.p50 < 0.5:
-        return Verdict("near", f"median {rtt.p50:.3f} ms: same host or a fast local network")
-    if rtt.p50 < 2.0:
-        return Verdict("lan", f"median {rtt.p50:.2f} ms: a local network with some hops")
-    return Verdict("far", f"median {rtt.p50:.1f} ms: every statement waits this long; chatty clients suffer")
-
-
-def verdicts(cal: Any, route_kind: Optional[str], link_mbps: Optional[int]) -> dict[str, Verdict]:
-    out = {"rtt": rtt_verdict(cal.rtt_ms)}
-    if cal.mode != "light":
-        out["stream"] = stream_verdict(cal.stream, route_kind, link_mbps)
-        out["tls"] = tls_verdict(cal.tls)
-        out["sort"] = sort_verdict(cal.sort_probe)
-        out["flush"] = flush_verdict(cal)
-    if cal.commit_ms is not None and cal.commit_ms.p50 is not None:
-        out["commit"] = Verdict("measured", f"median autocommit insert {cal.commit_ms.p50:.2f} ms")
-    return out
-
-
-def route_of(snapshot: Any) -> tuple[Optional[str], Optional[int]]:
-    """(route kind, link Mb/s) for the verdicts: the client facts' route when collected, else what the
-    stream probe recorded about its own connection."""
-    client = getattr(snapshot, "client", None)
-    if client is not None and client.route is not None:
-        r = client.route
-        speed = r.speed_mbps if r.kind == "interface" and r.speed_mbps and r.speed_mbps > 0 else None
-        return r.kind, speed
-    cal = getattr(snapshot, "calibration", None)
-    st = getattr(cal, "stream", None) if cal is not None else None
-    if st is not None:
-        return st.route_kind, st.link_speed_mbps
-    return None, None

@@ -8,10 +8,11 @@ snapshot sections. Statements are module constants so tests can check them.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from advisor.collect.connection import Endpoint, scrub
+from advisor.collect.parse import needs_ps_tls, needs_tidb_config, needs_tls_channels
+from advisor.collect.raw import QueryError, RawServer
 from advisor.errors import CollectionError
 
 Q_VARIABLES = "SHOW GLOBAL VARIABLES"
@@ -34,31 +35,6 @@ Q_TLS_CHANNELS = "SELECT CHANNEL, PROPERTY, VALUE FROM performance_schema.tls_ch
 Q_TIDB_CONFIG = "SHOW CONFIG WHERE type = 'tidb' AND name LIKE 'prepared-plan-cache%'"
 
 READ_ONLY_PREFIXES = ("SELECT", "SHOW")
-
-
-@dataclass
-class QueryError:
-    query: str
-    code: int
-    message: str
-
-
-@dataclass
-class RawServer:
-    """Everything read from the server, unparsed."""
-
-    variables: list[tuple[str, Any]] = field(default_factory=list)
-    status: list[tuple[str, Any]] = field(default_factory=list)
-    status_after: Optional[list[tuple[str, Any]]] = None
-    interval_seconds: Optional[float] = None
-    session_ssl: list[tuple[str, Any]] = field(default_factory=list)
-    connection_id: Optional[int] = None
-    data_size: Optional[list[tuple[Any, ...]]] = None
-    ps_tls: Optional[list[tuple[Any, ...]]] = None
-    tls_channels: Optional[list[tuple[Any, ...]]] = None
-    tidb_config: Optional[list[tuple[Any, ...]]] = None
-    errors: dict[str, QueryError] = field(default_factory=dict)
-    queries: list[str] = field(default_factory=list)
 
 
 class _Reader:
@@ -104,7 +80,6 @@ class _Reader:
 
 def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
                 sleep: Callable[[float], None] = time.sleep) -> RawServer:
-    from advisor.collect.parse import needs_ps_tls, needs_tidb_config, needs_tls_channels
 
     raw = RawServer()
     r = _Reader(conn, ep, raw)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from advisor.collect.mysql import RawServer
+from advisor.collect.raw import RawServer
 from advisor.snapshot import (ConnectionInfo, EngineSize, ServerFacts, StatusInterval, Target, TlsSession,
                               TlsUsage)
 from advisor.units import parse_bool, try_number

@@ -36,7 +36,6 @@ def checklist(
 ) -> None:
     """Pre-benchmark checklist (Markdown or JSON): environment, server, data and run items with evidence and fixes."""
     from advisor import api
-    from advisor.checklist import make_checklist
     from advisor.errors import SnapshotError, UsageError
     from advisor.sysbench import parse_command
 
@@ -62,7 +61,7 @@ def checklist(
                             no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
         snap = api.collect(opts)
         source = "live"
-    cl = make_checklist(snap, sysbench, rules_dirs=rules or [], source=source, detect_local=detect_sysbench)
+    cl = api.checklist(snap, sysbench, rules_dirs=rules or [], source=source, detect_local=detect_sysbench)
     if fmt == ChecklistFormat.json:
         from advisor.render.checklist import render_json
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
+from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.versions import Version, VersionRange
 
 # Release points probed in addition to the boundaries found in the catalogue and the rule.
@@ -37,11 +38,9 @@ def _boundaries(texts: Iterable[str]) -> set[Version]:
     return out
 
 
-def probe_versions(flavor: str, rule_range: str, variable: str) -> list[Version]:
-    from advisor.knowledge import catalogue
-
+def probe_versions(flavor: str, rule_range: str, variable: str, catalogue: VariableCatalogue) -> list[Version]:
     texts = [rule_range]
-    var = catalogue().get(variable.lower())
+    var = catalogue.get(variable)
     if var is not None:
         texts += [e.range for e in var.versions if flavor in e.flavors]
         texts += [v for fl, v in list(var.removed.items()) + list(var.deprecated.items()) if fl == flavor]
@@ -50,20 +49,18 @@ def probe_versions(flavor: str, rule_range: str, variable: str) -> list[Version]
     return sorted(v for v in cands if rng.contains(v))
 
 
-def check_recommendations(spec: Any) -> list[tuple[str, str]]:
+def check_recommendations(spec: Any, catalogue: VariableCatalogue) -> list[tuple[str, str]]:
     """[(field location, problem)] for the literal, unguarded recommendations of a RuleFile."""
-    from advisor.knowledge import check_setting, exists_on
-
     problems: list[tuple[str, str]] = []
     for i, rec in enumerate(spec.recommend):
         if rec.formula is not None or rec.when is not None or rec.variable is None or rec.value is None:
             continue
         value = ("ON" if rec.value else "OFF") if isinstance(rec.value, bool) else rec.value
         for flavor, rng in spec.applies_to.flavors.items():
-            for v in probe_versions(flavor, rng, rec.variable):
-                if exists_on(rec.variable, flavor, v) is None:
+            for v in probe_versions(flavor, rng, rec.variable, catalogue):
+                if catalogue.exists_on(rec.variable, flavor, v) is None:
                     continue  # not catalogued for this flavor: the engine flags it per target
-                found = check_setting(rec.variable, value, flavor, v)
+                found = catalogue.check_setting(rec.variable, value, flavor, v)
                 if found:
                     problems.append((f"recommend[{i}].variable",
                                      f"{found[0]}, but the rule applies to {flavor} {rng!s}; narrow "

@@ -1,6 +1,6 @@
 """The memory budget of a configuration, and fitting a configuration into a memory limit. Pure.
 
-Worst case, as the connection-memory-over-budget rule counts it (advisor.rules.derived):
+Worst case, as the connection-memory-over-budget rule counts it (advisor.rules.derived.memory):
 
     total = innodb_buffer_pool_size + innodb_log_buffer_size
           + key_buffer_size + aria_pagecache_buffer_size (MariaDB) + query_cache_size (where it exists)

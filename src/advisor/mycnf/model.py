@@ -341,7 +341,8 @@ def header_facts(snapshot: Any, view: Any, mem_line: str) -> list[str]:
 
 # ---------------------------------------------------------------- the plan
 
-def _check_options(snapshot: Any, opts: MycnfOptions) -> str:
+def check_options(snapshot: Any, opts: MycnfOptions) -> str:
+    """The workload the plan is for, or UsageError for options that do not fit the target."""
     from advisor.errors import UsageError
 
     if snapshot.target.flavor == "tidb":
@@ -387,17 +388,18 @@ def _restart(var: str, flavor: str, version: Version) -> Optional[bool]:
     return None if spec is None else (not spec.dynamic)
 
 
-def build_plan(snapshot: Any, opts: MycnfOptions) -> Plan:
-    from advisor import api, knowledge
+def build_plan(snapshot: Any, report: Any, opts: MycnfOptions) -> Plan:
+    """The plan for a snapshot and its audit (`report`, an advisor.report.Report for opts.purpose)."""
+    from advisor import knowledge
     from advisor.errors import UsageError
     from advisor.mycnf.sizing import SizingInputs, buffer_pool_instances, buffer_pool_unit, sizing_proposals
-    from advisor.rules.facts import FactView, Unknown
+    from advisor.rules.engine import fact_view
+    from advisor.rules.facts import Unknown
 
-    workload = _check_options(snapshot, opts)
+    workload = check_options(snapshot, opts)
     flavor = snapshot.target.flavor
     version = Version.parse(snapshot.target.version)
-    report = api.audit(snapshot, purpose=opts.purpose, rules_dirs=opts.rules_dirs, ignore=opts.ignore, source=opts.source)
-    view = FactView(snapshot, opts.purpose)
+    view = fact_view(snapshot, opts.purpose, knowledge.default_catalogue())
     variables = {k.lower(): v for k, v in snapshot.server.variables.items()}
     limit, limit_label, mem_line = memory_limit(snapshot)
     cpus = snapshot.host.cpu.logical_count if snapshot.host is not None else None

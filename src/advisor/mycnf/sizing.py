@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
 from advisor.mycnf.proposals import Proposal
-from advisor.rules.derived import dedicated_bp_for_ram
+from advisor.rules.derived.memory import dedicated_bp_for_ram
 from advisor.rules.formulas import IO_CAPACITY_BY_CLASS, log_buffer_target, redo_target_bytes, round_up
 from advisor.units import format_cnf_size, format_number, format_size, to_number, try_number
 from advisor.versions import Version

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from advisor.collect import calibrate_stats as cs
+from advisor.rules.calibration import CALIBRATION_SCHEMA, calibration_document, report_calibration, verdicts_of
 from advisor.snapshot import Snapshot
 from advisor.units import format_size
 
-CALIBRATION_SCHEMA = "advisor.calibration/1"
+__all__ = ["CALIBRATION_SCHEMA", "body_lines", "render_json", "render_text", "report_dict", "to_dict"]
 
 
 def _ms(v: Optional[float]) -> str:
@@ -23,30 +23,8 @@ def _mb(v: Optional[float]) -> str:
     return "–" if v is None else f"{v:,.1f} MB/s"
 
 
-def verdicts(snap: Snapshot) -> dict[str, cs.Verdict]:
-    if snap.calibration is None:
-        return {}
-    kind, link = cs.route_of(snap)
-    return cs.verdicts(snap.calibration, kind, link)
-
-
-def to_dict(snap: Snapshot) -> dict[str, Any]:
-    cal = snap.calibration
-    t = snap.target
-    body: dict[str, Any] = {
-        "schema": CALIBRATION_SCHEMA,
-        "target": {"host": t.host if t.transport == "tcp" else (t.socket or "localhost"), "port": t.port,
-                   "transport": t.transport, "flavor": t.flavor, "version": t.version},
-        "collected_at": snap.collected_at,
-    }
-    if cal is not None:
-        body.update(cal.model_dump())
-    body["verdicts"] = {k: v.to_dict() for k, v in verdicts(snap).items()}
-    return body
-
-
 def render_json(snap: Snapshot) -> str:
-    return json.dumps(to_dict(snap), indent=2) + "\n"
+    return json.dumps(calibration_document(snap), indent=2) + "\n"
 
 
 def render_text(snap: Snapshot) -> str:
@@ -68,7 +46,7 @@ def body_lines(snap: Snapshot) -> list[str]:
     if cal is None:
         return []
     lines: list[str] = []
-    v = verdicts(snap)
+    v = verdicts_of(snap)
     w = 14
 
     def row(label: str, text: str) -> None:
@@ -138,11 +116,8 @@ def body_lines(snap: Snapshot) -> list[str]:
 
 
 def report_dict(snap: Snapshot) -> dict[str, Any] | None:
-    """The `calibration` object of an audit report: the measurements with their sample counts and
-    the verdicts, as `advisor calibrate --format json` gives them (without its schema and target)."""
-    if snap.calibration is None:
-        return None
-    body = to_dict(snap)
-    for k in ("schema", "target", "collected_at"):
-        body.pop(k, None)
-    return body
+    return report_calibration(snap)
+
+
+def to_dict(snap: Snapshot) -> dict[str, Any]:
+    return calibration_document(snap)

@@ -10,15 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
+from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules import ops
-from advisor.rules.facts import FactView, Unknown, json_value, render_template
+from advisor.rules.derived import DERIVED
+from advisor.rules.facts import FactMissing, FactView, Unknown, json_value, render_template
 from advisor.rules.formulas import FORMULAS
 from advisor.rules.schema import AllOf, AnyOf, Condition, Leaf, NotOf, Rule
 from advisor.snapshot import Snapshot
 from advisor.units import format_number, format_size
 from advisor.versions import Version
-
-import advisor.rules.derived  # noqa: F401  (registers derived facts)
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,10 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
             if rr is not True:
                 continue
         if rec.formula:
-            out = FORMULAS[rec.formula].fn(view, **rec.args)
+            try:
+                out = FORMULAS[rec.formula].fn(view, **rec.args)
+            except FactMissing as e:
+                out = e.unknown
             if isinstance(out, Unknown):
                 notes.append(f"no computed recommendation: {out.reason}")
                 continue
@@ -194,7 +197,7 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
             val = rec.value
             recommendation[rec.variable] = ("ON" if val else "OFF") if isinstance(val, bool) else str(val)
 
-    recommendation, dropped = check_recommendation(recommendation, view.flavor, view.version)
+    recommendation, dropped = check_recommendation(recommendation, view.flavor, view.version, view.catalogue)
     notes += dropped
 
     extra = {f"rec.{k}": v for k, v in recommendation.items()}
@@ -224,21 +227,20 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
     return Outcome(spec.id, "fired", why, finding)
 
 
-def check_recommendation(recommendation: dict[str, str], flavor: str, version: Version) -> tuple[dict[str, str], list[str]]:
+def check_recommendation(recommendation: dict[str, str], flavor: str, version: Version,
+                         catalogue: VariableCatalogue) -> tuple[dict[str, str], list[str]]:
     """Keep the recommended settings the target can take; drop, with a note, one that names a variable
     that does not exist on the target (e.g. query_cache_size on MySQL 8.0) or a value it would refuse.
     A variable the catalogue does not know is kept, with a note that it was not checked."""
-    from advisor.knowledge import check_setting, exists_on
-
     kept: dict[str, str] = {}
     notes: list[str] = []
     for var, value in recommendation.items():
-        known = exists_on(var, flavor, version)
+        known = catalogue.exists_on(var, flavor, version)
         if known is None:
             kept[var] = value
             notes.append(f"{var} is not in the variable catalogue for {flavor}; the recommended value was not checked")
             continue
-        problems = check_setting(var, value, flavor, version)
+        problems = catalogue.check_setting(var, value, flavor, version)
         if problems:
             notes.append(f"dropped recommendation {var} = {value}: {problems[0]}")
             continue
@@ -246,9 +248,17 @@ def check_recommendation(recommendation: dict[str, str], flavor: str, version: V
     return kept, notes
 
 
-def evaluate(snapshot: Snapshot, rules: Iterable[Rule], purpose: str = "production",
-             ignore: Iterable[str] = ()) -> list[Outcome]:
-    view = FactView(snapshot, purpose)
+def fact_view(snapshot: Snapshot, purpose: str, catalogue: VariableCatalogue) -> FactView:
+    """The view rules, sizers and checks read a snapshot through: every derived fact, and the variable
+    catalogue they consult."""
+    return FactView(snapshot, purpose, catalogue=catalogue, derived=DERIVED)
+
+
+def evaluate(snapshot: Snapshot, rules: Iterable[Rule], purpose: str = "production", ignore: Iterable[str] = (), *,
+             catalogue: VariableCatalogue) -> list[Outcome]:
+    """Every rule's outcome for this snapshot and purpose. Pure: the rules and the variable catalogue
+    are handed in (advisor.api loads them)."""
+    view = fact_view(snapshot, purpose, catalogue)
     skip = set(ignore)
     out: list[Outcome] = []
     for rule in rules:

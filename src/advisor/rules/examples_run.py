@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules.engine import Outcome, evaluate
 from advisor.rules.examples import example_snapshot
 from advisor.rules.schema import Example, Rule
@@ -18,8 +19,8 @@ class ExampleResult:
     outcome: Outcome
 
 
-def run_example(rule: Rule, ex: Example) -> ExampleResult:
-    outcome = evaluate(example_snapshot(ex), [rule], ex.purpose)[0]
+def run_example(rule: Rule, ex: Example, catalogue: VariableCatalogue) -> ExampleResult:
+    outcome = evaluate(example_snapshot(ex), [rule], ex.purpose, catalogue=catalogue)[0]
     problems: list[str] = []
     if outcome.status != ex.expect:
         problems.append(f"expected {ex.expect}, got {outcome.status} ({outcome.reason})")
@@ -42,5 +43,5 @@ def run_example(rule: Rule, ex: Example) -> ExampleResult:
     return ExampleResult(rule.id, ex.name, not problems, problems, outcome)
 
 
-def run_examples(rule: Rule) -> list[ExampleResult]:
-    return [run_example(rule, ex) for ex in rule.spec.examples]
+def run_examples(rule: Rule, catalogue: VariableCatalogue) -> list[ExampleResult]:
+    return [run_example(rule, ex, catalogue) for ex in rule.spec.examples]

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, get_args, get_origin
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Optional, get_args, get_origin
 
 from pydantic import BaseModel
 
+from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.snapshot import Snapshot
 from advisor.units import format_number, format_size, parse_bool, try_number
 from advisor.versions import Version
@@ -39,6 +41,15 @@ class Unknown:
         raise TypeError("Unknown has no truth value; check isinstance(x, Unknown)")
 
 
+class FactMissing(Exception):
+    """Raised by FactView.need*() when a fact a computation needs is unknown; the view turns it back
+    into that Unknown, so a derived fact or formula reads its inputs without checking each one."""
+
+    def __init__(self, unknown: Unknown):
+        super().__init__(unknown.reason)
+        self.unknown = unknown
+
+
 DerivedFn = Callable[["FactView"], Any]
 
 
@@ -50,24 +61,43 @@ class Derived:
     unit: str = ""
 
 
-DERIVED: dict[str, Derived] = {}
+class FactSet:
+    """The derived facts one module defines. Each module of advisor.rules.derived has one (`FACTS`);
+    advisor.rules.derived merges them into the registry the engine is handed (no import side effects)."""
 
+    def __init__(self) -> None:
+        self.facts: dict[str, Derived] = {}
 
-def derived(name: str, doc: str, unit: str = "") -> Callable[[DerivedFn], DerivedFn]:
-    def deco(fn: DerivedFn) -> DerivedFn:
-        if name in DERIVED:
-            raise ValueError(f"derived fact {name} defined twice")
-        DERIVED[name] = Derived(name, fn, doc, unit)
-        return fn
-    return deco
+    def define(self, name: str, doc: str, unit: str = "") -> Callable[[DerivedFn], DerivedFn]:
+        def deco(fn: DerivedFn) -> DerivedFn:
+            if name in self.facts:
+                raise ValueError(f"derived fact {name} defined twice")
+            self.facts[name] = Derived(name, fn, " ".join(doc.split()), unit)
+            return fn
+        return deco
+
+    @staticmethod
+    def merge(*sets: "FactSet") -> dict[str, Derived]:
+        out: dict[str, Derived] = {}
+        for fs in sets:
+            for name, d in fs.facts.items():
+                if name in out:
+                    raise ValueError(f"derived fact {name} defined twice")
+                out[name] = d
+        return out
 
 
 class FactView:
-    """Read-only view of a snapshot for one audit purpose."""
+    """Read-only view of a snapshot for one audit purpose. `catalogue` is the variable catalogue
+    (advisor.knowledge.catalogue.VariableCatalogue) and `derived` the derived-fact registry
+    (advisor.rules.derived.DERIVED); both are handed in, so the view reads no file."""
 
-    def __init__(self, snapshot: Snapshot, purpose: str = "production"):
+    def __init__(self, snapshot: Snapshot, purpose: str = "production", *, catalogue: Optional[VariableCatalogue] = None,
+                 derived: Optional[Mapping[str, Derived]] = None):
         self.snapshot = snapshot
         self.purpose = purpose
+        self.catalogue = catalogue if catalogue is not None else VariableCatalogue.empty()
+        self.derived: Mapping[str, Derived] = derived or {}
         self._vars = {k.lower(): v for k, v in snapshot.server.variables.items()}
         self._status = {k.lower(): v for k, v in snapshot.server.status.items()}
         self._rates = ({k.lower(): v for k, v in snapshot.server.interval.rates.items()}
@@ -106,6 +136,36 @@ class FactView:
             return Unknown(f"{path} is {v!r}, not ON/OFF")
         return b
 
+    def need(self, path: str) -> Any:
+        """The fact, or FactMissing (inside a derived fact or formula: the result is that Unknown)."""
+        return _known(self.get(path))
+
+    def need_num(self, path: str) -> Any:
+        return _known(self.num(path))
+
+    def need_flag(self, path: str) -> bool:
+        return _known(self.flag(path))
+
+    def num_or(self, path: str, default: float) -> Any:
+        """The fact as a number, or `default` when it is unknown."""
+        n = self.num(path)
+        return default if isinstance(n, Unknown) else n
+
+    def known(self, path: str) -> Any:
+        """The fact, or None when it is unknown."""
+        v = self.get(path)
+        return None if isinstance(v, Unknown) else v
+
+    def variables(self) -> Mapping[str, Any]:
+        """The server's variables, names lower-cased (read-only)."""
+        return MappingProxyType(self._vars)
+
+    def memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        """compute() once per view (for work that several derived facts share)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
     @property
     def flavor(self) -> str:
         return self.snapshot.target.flavor
@@ -121,11 +181,11 @@ class FactView:
             return self.purpose
         if root == "var":
             v = self._vars.get(rest.lower())
-            return v if v is not None else Unknown(self._missing_reason(f"server.variables.{rest}",
+            return v if v is not None else Unknown(self.missing_reason(f"server.variables.{rest}",
                    f"the server reports no variable {rest} ({self.flavor} {self.snapshot.target.version})"))
         if root == "status":
             v = self._status.get(rest.lower())
-            return v if v is not None else Unknown(self._missing_reason(f"server.status.{rest}",
+            return v if v is not None else Unknown(self.missing_reason(f"server.status.{rest}",
                    f"the server reports no status counter {rest}"))
         if root == "rate":
             return self._rate(rest)
@@ -134,7 +194,7 @@ class FactView:
                 return self.version
             return self._walk(self.snapshot.target, rest.split("."), path)
         if root == "derived":
-            d = DERIVED.get(rest)
+            d = self.derived.get(rest)
             if d is None:
                 return Unknown(f"no derived fact named {rest}")
             if rest in self._stack:
@@ -142,6 +202,8 @@ class FactView:
             self._stack.append(rest)
             try:
                 return d.fn(self)
+            except FactMissing as e:
+                return e.unknown
             finally:
                 self._stack.pop()
         if root in ("server", "host", "client", "calibration"):
@@ -174,7 +236,7 @@ class FactView:
         for p in parts:
             walked.append(p)
             if cur is None:
-                return Unknown(self._missing_reason(".".join(walked[:-1]), f"{'.'.join(walked[:-1])} was not collected"))
+                return Unknown(self.missing_reason(".".join(walked[:-1]), f"{'.'.join(walked[:-1])} was not collected"))
             if isinstance(cur, BaseModel):
                 if p not in type(cur).model_fields:
                     return Unknown(f"{full}: no field {p!r}")
@@ -185,15 +247,15 @@ class FactView:
                 else:
                     low = {str(k).lower(): v for k, v in cur.items()}
                     if p.lower() not in low:
-                        return Unknown(self._missing_reason(".".join(walked), f"{'.'.join(walked)} is not in the snapshot"))
+                        return Unknown(self.missing_reason(".".join(walked), f"{'.'.join(walked)} is not in the snapshot"))
                     cur = low[p.lower()]
             else:
                 return Unknown(f"{full}: {'.'.join(walked[:-1])} has no field {p!r}")
         if cur is None:
-            return Unknown(self._missing_reason(full, f"{full} was not collected"))
+            return Unknown(self.missing_reason(full, f"{full} was not collected"))
         return cur
 
-    def _missing_reason(self, path: str, default: str) -> str:
+    def missing_reason(self, path: str, default: str) -> str:
         """The collector's recorded reason for a missing fact, searching the path and its parents."""
         snap = self.snapshot
         entries = list(snap.missing)
@@ -225,7 +287,7 @@ def _unwrap(t: Any) -> Any:
     return t
 
 
-def validate_path(path: str) -> Optional[str]:
+def validate_path(path: str, derived: Mapping[str, Derived]) -> Optional[str]:
     """None if the path can exist in a snapshot, else why not (used when loading rules)."""
     root, _, rest = path.partition(".")
     if root not in NAMESPACES:
@@ -235,8 +297,8 @@ def validate_path(path: str) -> Optional[str]:
     if root in ("var", "status", "rate"):
         return None if re.fullmatch(r"[A-Za-z0-9_]+", rest) else f"{path}: expected {root}.<name>"
     if root == "derived":
-        if rest not in DERIVED:
-            return f"no derived fact named {rest!r} (known: {', '.join(sorted(DERIVED))})"
+        if rest not in derived:
+            return f"no derived fact named {rest!r} (known: {', '.join(sorted(derived))})"
         return None
     t: Any = Snapshot
     parts = path.split(".") if root != "target" else ["target"] + rest.split(".")
@@ -299,6 +361,17 @@ def render_template(template: str, view: FactView, extra: Optional[dict[str, Any
         except (TypeError, ValueError):
             return str(v)
     return _PLACEHOLDER.sub(sub, template)
+
+
+def _known(v: Any) -> Any:
+    if isinstance(v, Unknown):
+        raise FactMissing(v)
+    return v
+
+
+def first_unknown(*vals: Any) -> Optional[Unknown]:
+    """The first Unknown among the values, or None."""
+    return next((v for v in vals if isinstance(v, Unknown)), None)
 
 
 def json_value(v: Any) -> Any:

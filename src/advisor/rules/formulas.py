@@ -10,6 +10,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from advisor.rules.derived.common import default_inputs
+from advisor.rules.derived.version import pinned_old_defaults_list
 from advisor.rules.facts import FactView, Unknown
 from advisor.units import format_cnf_size
 from advisor.versions import Version
@@ -73,9 +75,7 @@ def redo_size(v: FactView, **_: Any) -> Any:
 
 @formula("flavor_default", "The variable's compiled-in default on the target flavor (args: variable).")
 def flavor_default(v: FactView, variable: str, **_: Any) -> Any:
-    from advisor.knowledge import default_for
-
-    d = default_for(variable, v.flavor, v.version)
+    d = v.catalogue.default_for(variable, v.flavor, v.version)
     if d is None:
         return Unknown(f"no recorded default for {variable} on {v.flavor} {v.version}")
     return {variable: d}
@@ -100,7 +100,8 @@ def buffer_pool_for_memory(v: FactView, **_: Any) -> Any:
         return lim
     return {"innodb_buffer_pool_size": format_cnf_size(dedicated_buffer_pool_bytes(int(lim)))}
 
-# ---------------------------------------------------------------- knowledge-base formulas (issue 5)
+
+# ---------------------------------------------------------------- buffer pool, connections, caches
 
 def bp_for_data(data_bytes: float, limit_bytes: float | None, unit: int) -> int | None:
     """A buffer pool that holds the InnoDB data plus 10 % growth, rounded up to the chunk unit
@@ -292,17 +293,14 @@ def log_buffer_size(v: FactView, **_: Any) -> Any:
 @formula("defaults_of_target", "For each setting pinned to a pre-8.4 default (derived.pinned_old_defaults), the "
          "target's own default from the variable catalogue.")
 def defaults_of_target(v: FactView, **_: Any) -> Any:
-    from advisor import knowledge
-    from advisor.rules.derived import _default_ctx, _pinned_old_defaults
-
-    pinned = _pinned_old_defaults(v)
+    pinned = pinned_old_defaults_list(v)
     if isinstance(pinned, Unknown):
         return pinned
-    ctx = _default_ctx(v)
+    ctx = default_inputs(v)
     out = {}
     for item in pinned:
         name = item.split("=", 1)[0]
-        d = knowledge.default_for(name, v.flavor, v.version, **ctx)
+        d = v.catalogue.default_for(name, v.flavor, v.version, **ctx)
         if d is not None:
             out[name] = d
     return out or Unknown("no setting is pinned to a pre-8.4 default")

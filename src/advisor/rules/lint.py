@@ -9,11 +9,14 @@ from advisor.rules.loader import load_rules
 
 
 def lint_rules(directory: Optional[str]) -> tuple[bool, str]:
+    from advisor.knowledge import default_catalogue
+
+    catalogue = default_catalogue()
     rules = load_rules([directory], builtin=False) if directory else load_rules()
     lines: list[str] = []
     bad = 0
     for r in rules:
-        results = run_examples(r)
+        results = run_examples(r, catalogue)
         statuses = {x.outcome.status for x in results}
         problems = [f"{x.example}: {p}" for x in results for p in x.problems]
         if "fired" not in statuses:

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Union
+from typing import Any, Iterable, Optional, Union
 
 from pydantic import ValidationError
 
 from advisor.errors import RuleLoadError
+from advisor.knowledge.catalogue import VariableCatalogue
+from advisor.knowledge.rulecheck import check_recommendations
+from advisor.rules.derived import DERIVED
 from advisor.rules.facts import FILTERS, template_paths, validate_path
 from advisor.rules.formulas import FORMULAS
 from advisor.rules.schema import ConditionError, Rule, RuleFile, parse_condition
 from advisor.versions import VersionRange
-
-
-import advisor.rules.derived  # noqa: F401  (derived facts must be registered before paths are validated)
 
 PathLike = Union[str, Path, Any]  # Any: importlib.resources Traversable
 
@@ -38,7 +38,7 @@ def _err(source: str, loc: str, msg: str) -> RuleLoadError:
                          "and docs/writing-rules.md lists every key.")
 
 
-def parse_rule(text: str, source: str) -> Rule:
+def parse_rule(text: str, source: str, catalogue: Optional[VariableCatalogue] = None) -> Rule:
     if sys.version_info >= (3, 11):  # imported here: a cache hit needs no TOML parser
         import tomllib
     else:  # pragma: no cover
@@ -67,7 +67,7 @@ def parse_rule(text: str, source: str) -> Rule:
         except ConditionError as ce:
             raise _err(source, ce.loc, ce.msg) from None
         for path in c.facts():
-            problem = validate_path(path)
+            problem = validate_path(path, DERIVED)
             if problem:
                 raise _err(source, loc, problem)
         return c
@@ -95,7 +95,7 @@ def parse_rule(text: str, source: str) -> Rule:
             for path, flt in template_paths(getattr(o, field_name) or ""):
                 _check_placeholder(source, f"overrides[{i}].{field_name}", path, flt)
     for i, ev in enumerate(spec.evidence):
-        problem = validate_path(ev)
+        problem = validate_path(ev, DERIVED)
         if problem:
             raise _err(source, f"evidence[{i}]", problem)
     for i, ex in enumerate(spec.examples):
@@ -104,12 +104,14 @@ def parse_rule(text: str, source: str) -> Rule:
             if root not in EXAMPLE_ROOTS:
                 raise _err(source, f"examples[{i}].facts.{key}",
                            f"examples set collected facts only ({', '.join(EXAMPLE_ROOTS)}); derived and rate facts are computed")
-            problem = validate_path(key)
+            problem = validate_path(key, DERIVED)
             if problem:
                 raise _err(source, f"examples[{i}].facts", problem)
-    from advisor.knowledge.rulecheck import check_recommendations
+    if catalogue is None:
+        from advisor.knowledge import default_catalogue
 
-    for loc, problem in check_recommendations(spec):  # a recommendation the target cannot take
+        catalogue = default_catalogue()
+    for loc, problem in check_recommendations(spec, catalogue):  # a recommendation the target cannot take
         raise _err(source, loc, problem)
     ranges = {fl: VersionRange(r) for fl, r in spec.applies_to.flavors.items()}
     return Rule(spec=spec, path=source, when=when, applies_when=applies, override_whens=overrides,
@@ -121,7 +123,7 @@ def _check_placeholder(source: str, field_name: str, path: str, flt: str | None)
         raise _err(source, field_name, f"unknown filter |{flt} in {{{path}|{flt}}} (known: {', '.join(FILTERS)})")
     if path.startswith("rec.") or path == "recommendation":
         return
-    problem = validate_path(path)
+    problem = validate_path(path, DERIVED)
     if problem:
         raise _err(source, field_name, f"placeholder {{{path}}}: {problem}")
 

@@ -1,0 +1,32 @@
+"""What the server collector read, unparsed: the hand-over from advisor.collect.mysql (reading) to
+advisor.collect.parse (parsing). Plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+
+@dataclass
+class QueryError:
+    query: str
+    code: int
+    message: str
+
+
+@dataclass
+class RawServer:
+    """Everything read from the server, unparsed."""
+
+    variables: list[tuple[str, Any]] = field(default_factory=list)
+    status: list[tuple[str, Any]] = field(default_factory=list)
+    status_after: Optional[list[tuple[str, Any]]] = None
+    interval_seconds: Optional[float] = None
+    session_ssl: list[tuple[str, Any]] = field(default_factory=list)
+    connection_id: Optional[int] = None
+    data_size: Optional[list[tuple[Any, ...]]] = None
+    ps_tls: Optional[list[tuple[Any, ...]]] = None
+    tls_channels: Optional[list[tuple[Any, ...]]] = None
+    tidb_config: Optional[list[tuple[Any, ...]]] = None
+    errors: dict[str, QueryError] = field(default_factory=dict)
+    queries: list[str] = field(default_factory=list)

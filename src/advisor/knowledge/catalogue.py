@@ -1,0 +1,251 @@
+"""The variable catalogue as a value: what is known about every server variable, queried per flavor
+and version. Pure: the entries are handed in (advisor.knowledge loads them from variables.toml at the
+edge, with its cache); this module reads no file.
+
+    cat = VariableCatalogue(entries)          # name -> validated entry (advisor.knowledge.schema.VariableFile)
+    cat.exists_on(name, flavor, version)      -> True | False | None (not known)
+    cat.default_for(name, flavor, version, cpus=, ram_bytes=, buffer_pool_bytes=)
+    cat.info(name, flavor, version)           -> VarSpec | None
+    cat.check_setting(name, value, flavor, version) -> list of problems ([] = fine)
+    cat.is_default(name, value, flavor, version, **inputs) -> True | False | None
+    cat.unit(name)                            -> 'bytes' | 'count' | ... | None (not catalogued)
+
+`version` is an advisor.versions.Version or a string ("8.0.36", "10.11.6-MariaDB").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Union
+
+from advisor.knowledge.defaults import Inputs, compute
+from advisor.units import parse_bool, to_number
+from advisor.versions import FLAVORS, Version, VersionRange
+
+VersionLike = Union[Version, str]
+NUMERIC_UNITS = ("bytes", "count", "seconds", "float")
+
+
+@dataclass(frozen=True)
+class VarSpec:
+    """What the catalogue knows about one variable on one flavor and version."""
+
+    name: str
+    flavor: str
+    version: str
+    unit: str
+    scope: str
+    dynamic: bool
+    min: Optional[float]
+    max: Optional[float]
+    default: Optional[str]          # as SHOW VARIABLES prints it; None when computed or not recorded
+    default_formula: Optional[str]  # name in advisor.knowledge.defaults.DEFAULT_FORMULAS
+    enum: Optional[tuple[str, ...]]
+    deprecated: bool
+    deprecated_since: Optional[str]
+    removed_in: Optional[str]
+    replaced_by: tuple[str, ...]
+    noop: bool
+    note: str
+    sources: tuple[str, ...]
+
+    @property
+    def enum_values(self) -> Optional[tuple[str, ...]]:
+        return self.enum
+
+
+def _v(version: VersionLike) -> Version:
+    return version if isinstance(version, Version) else Version.parse(str(version))
+
+
+def show_value(value: Any, unit: str) -> str:
+    """A default as SHOW GLOBAL VARIABLES prints it."""
+    if isinstance(value, bool):
+        return "ON" if value else "OFF"
+    if isinstance(value, float) and value.is_integer() and unit in ("bytes", "count", "seconds"):
+        return str(int(value))
+    return str(value)
+
+
+def normal_value(unit: str, value: Any) -> Any:
+    """A value in a comparable form for its unit, or None when it does not parse."""
+    if unit in NUMERIC_UNITS:
+        n = to_number(value)
+        return None if n is None else float(n)
+    if unit == "bool":
+        return parse_bool(value)
+    if unit == "set":
+        return frozenset(p.strip().lower() for p in str(value).split(",") if p.strip())
+    return str(value).strip().lower()
+
+
+def _int_if_whole(x: Optional[float]) -> Optional[float]:
+    return int(x) if isinstance(x, float) and x.is_integer() else x
+
+
+class VariableCatalogue:
+    """Queries over the catalogue's entries (name -> entry with unit, scope, versions, ...)."""
+
+    def __init__(self, entries: Mapping[str, Any]):
+        self._entries = dict(entries)
+        self._ranges: dict[str, VersionRange] = {}
+        self._found: dict[tuple[str, str, Version], Any] = {}
+
+    @classmethod
+    def empty(cls) -> "VariableCatalogue":
+        """A catalogue that knows no variable: every question is answered 'not known'."""
+        return cls({})
+
+    # ------------------------------------------------------------ lookup
+    def names(self) -> list[str]:
+        return sorted(self._entries)
+
+    def entries(self) -> dict[str, Any]:
+        return dict(self._entries)
+
+    def get(self, name: str) -> Any:
+        """The raw entry of a variable (any flavor), or None."""
+        return self._entries.get(name.lower())
+
+    def unit(self, name: str) -> Optional[str]:
+        var = self.get(name)
+        return None if var is None else var.unit
+
+    def _range(self, text: str) -> VersionRange:
+        r = self._ranges.get(text)
+        if r is None:
+            r = self._ranges[text] = VersionRange(text)
+        return r
+
+    def _entry(self, name: str, flavor: str, version: VersionLike) -> Any:
+        key = (name.lower(), flavor, _v(version))
+        if key in self._found:
+            return self._found[key]
+        var = self._entries.get(key[0])
+        hit = None
+        if var is not None:
+            hit = next((e for e in var.versions if flavor in e.flavors and self._range(e.range).contains(key[2])), None)
+        self._found[key] = hit
+        return hit
+
+    def exists_on(self, name: str, flavor: str, version: VersionLike) -> Optional[bool]:
+        """True/False when the catalogue knows the variable on this flavor; None when it does not."""
+        var = self.get(name)
+        if var is None or flavor not in var.covered:
+            return None
+        return self._entry(name, flavor, version) is not None
+
+    def default_for(self, name: str, flavor: str, version: VersionLike, cpus: Optional[int] = None,
+                    ram_bytes: Optional[int] = None, buffer_pool_bytes: Optional[int] = None) -> Optional[str]:
+        """The compiled-in default as SHOW VARIABLES prints it, or None (not recorded, autosized, or a
+        formula whose inputs were not given)."""
+        var = self.get(name)
+        e = self._entry(name, flavor, version)
+        if var is None or e is None:
+            return None
+        if e.default_formula is not None:
+            val = compute(e.default_formula, Inputs(cpus=cpus, ram_bytes=ram_bytes, buffer_pool_bytes=buffer_pool_bytes))
+            return None if val is None else str(val)
+        if e.default is None:
+            return None
+        return show_value(e.default, var.unit)
+
+    def info(self, name: str, flavor: str, version: VersionLike) -> Optional[VarSpec]:
+        var = self.get(name)
+        e = self._entry(name, flavor, version)
+        if var is None or e is None:
+            return None
+        enum = e.enum if e.enum is not None else var.enum
+        return VarSpec(
+            name=name.lower(), flavor=flavor, version=str(_v(version)), unit=var.unit,
+            scope=e.scope or var.scope, dynamic=var.dynamic if e.dynamic is None else e.dynamic,
+            min=_int_if_whole(e.min if e.min is not None else var.min),
+            max=_int_if_whole(e.max if e.max is not None else var.max),
+            default=None if e.default is None else show_value(e.default, var.unit), default_formula=e.default_formula,
+            enum=tuple(enum) if enum is not None else None,
+            deprecated=e.deprecated, deprecated_since=var.deprecated.get(flavor) if e.deprecated else None,
+            removed_in=var.removed.get(flavor), replaced_by=tuple(var.replaced_by), noop=e.noop,
+            note=" ".join(x for x in (var.note, e.note) if x), sources=tuple(var.sources),
+        )
+
+    def unit_on(self, name: str, flavor: str, version: VersionLike) -> Optional[str]:
+        """The unit on this target, falling back to the variable's unit on any flavor."""
+        spec = self.info(name, flavor, version)
+        return spec.unit if spec is not None else self.unit(name)
+
+    # ------------------------------------------------------------ judgements on values
+    def _absent_reason(self, name: str, flavor: str, version: Version) -> str:
+        var = self._entries[name.lower()]
+        where = f"{flavor} {version}"
+        removed = var.removed.get(flavor)
+        if removed and version >= Version.parse(removed):
+            text = f"{name} does not exist on {where}: removed in {flavor} {removed}"
+        else:
+            ranges = [e.range for e in var.versions if flavor in e.flavors]
+            text = (f"{name} does not exist on {where} (it exists on {flavor} {' or '.join(ranges)})" if ranges
+                    else f"{name} does not exist on {flavor}")
+        repl = [r for r in var.replaced_by if self.exists_on(r, flavor, version)]
+        if repl:
+            text += f"; use {' and '.join(repl)} instead"
+        return text
+
+    def check_setting(self, name: str, value: Any, flavor: str, version: VersionLike) -> list[str]:
+        """Problems with setting `name = value` on this target: not known, does not exist there (with
+        the version that removed it and its replacement), out of range, not a valid enum/boolean value.
+        An empty list means the catalogue sees nothing wrong."""
+        v = _v(version)
+        where = f"{flavor} {v}"
+        if flavor not in FLAVORS:
+            return [f"{flavor!r} is not a flavor (use one of {', '.join(FLAVORS)})"]
+        ex = self.exists_on(name, flavor, v)
+        if ex is None:
+            return [f"{name} is not in the variable catalogue for {flavor}, so whether it exists on {where} is not known"]
+        if ex is False:
+            return [self._absent_reason(name, flavor, v)]
+        spec = self.info(name, flavor, v)
+        assert spec is not None
+        problems: list[str] = []
+        if spec.noop:
+            problems.append(f"{name} is accepted on {where} for compatibility but has no effect")
+        return problems + _value_problems(spec, name, value, where)
+
+    def is_default(self, name: str, value: Any, flavor: str, version: VersionLike, **inputs: Any) -> Optional[bool]:
+        """Whether `value` equals the default on this target; None when the default is not known
+        (not catalogued, autosized, or a formula whose inputs (cpus, ram_bytes, buffer_pool_bytes)
+        were not given) or the value does not parse."""
+        spec = self.info(name, flavor, version)
+        if spec is None:
+            return None
+        d = self.default_for(name, flavor, version,
+                             **{k: inputs.get(k) for k in ("cpus", "ram_bytes", "buffer_pool_bytes")})
+        if d is None:
+            return None
+        a, b = normal_value(spec.unit, value), normal_value(spec.unit, d)
+        if a is None or b is None:
+            return None
+        if isinstance(a, float) and isinstance(b, float):
+            return abs(a - b) < 1e-9
+        return a == b
+
+
+def _value_problems(spec: VarSpec, name: str, value: Any, where: str) -> list[str]:
+    """Range, boolean and enum problems of one value for a variable that exists on the target."""
+    n = normal_value(spec.unit, value)
+    problems: list[str] = []
+    if spec.unit in NUMERIC_UNITS:
+        if n is None:
+            return [f"{name} takes a number on {where} (got {value!r})"]
+        if spec.min is not None and n < spec.min:
+            problems.append(f"{name} = {value} is below the minimum {show_value(spec.min, spec.unit)} on {where}")
+        if spec.max is not None and n > spec.max:
+            problems.append(f"{name} = {value} is above the maximum {show_value(spec.max, spec.unit)} on {where}")
+    elif spec.unit == "bool":
+        if n is None:
+            problems.append(f"{name} takes ON or OFF on {where} (got {value!r})")
+    elif spec.enum:
+        allowed = {x.lower() for x in spec.enum}
+        got = n if spec.unit == "set" else {n}
+        bad = sorted(x for x in got if x not in allowed)
+        if bad:
+            problems.append(f"{name} = {value!r} on {where}: {', '.join(bad)} is not one of {', '.join(spec.enum)}")
+    return problems

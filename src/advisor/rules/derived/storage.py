@@ -1,0 +1,121 @@
+"""Derived facts about the storage behind the datadir and the redo log: device models and classes,
+I/O schedulers, whether it is flash, and the commit rate one measured flush allows."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from advisor.rules.derived.common import no_host_facts
+from advisor.rules.facts import FactSet, FactView, Unknown
+
+FACTS = FactSet()
+
+FLASH_CLASSES = ("ssd", "nvme_plp", "nvme_client")
+CLASS_TEXT = {
+    "rotational": "a spinning disk",
+    "nvme_client": "a client-grade NVMe drive without power-loss protection",
+    "nvme_plp": "a datacenter NVMe drive with power-loss protection",
+    "ssd": "a SATA/SAS SSD",
+    "virtual": "a virtual disk",
+    "unknown": "a device of unknown class",
+}
+
+
+@FACTS.define("datadir_models", "Models of the physical devices behind the datadir, comma-separated.")
+def datadir_models(v: FactView) -> Any:
+    st = v.need("host.datadir")
+    models = [d.model or d.name for d in st.devices]
+    if not models:
+        return Unknown(v.missing_reason("host.datadir.devices", "no physical device was resolved for the datadir"))
+    return ", ".join(dict.fromkeys(models))
+
+
+@FACTS.define("datadir_flash", "Whether the datadir is on flash (ssd, nvme_plp, nvme_client); unknown when the "
+              "device class could not be determined.")
+def datadir_flash(v: FactView) -> Any:
+    c = v.need("host.datadir.device_class")
+    if c == "unknown":
+        reason = v.get("host.datadir.class_reason")
+        return Unknown("the datadir's device class is unknown" + (f" ({reason})" if isinstance(reason, str) and reason else ""))
+    if c == "virtual":
+        return Unknown("the datadir is on a virtual disk whose backing storage is not visible")
+    return c in FLASH_CLASSES
+
+
+def _redo_storage(v: FactView) -> Any:
+    h = v.snapshot.host
+    if h is None:
+        return no_host_facts(v)
+    for st in h.other_dirs:
+        if st.role == "innodb_log_group_home_dir":
+            return st
+    if h.datadir is None:
+        return Unknown(v.missing_reason("host.datadir", "the storage behind the datadir was not resolved"))
+    return h.datadir
+
+
+@FACTS.define("redo_device_class", "Class of the weakest device holding the InnoDB redo log: the storage of "
+              "innodb_log_group_home_dir when it is outside the datadir, else the datadir's.")
+def redo_device_class(v: FactView) -> Any:
+    st = _redo_storage(v)
+    if isinstance(st, Unknown):
+        return st
+    if not st.devices:
+        return Unknown(v.missing_reason("host.datadir.devices", st.class_reason or "no physical device resolved"))
+    return st.device_class
+
+
+@FACTS.define("redo_device_description", "The redo log's directory and devices, e.g. '/var/lib/mysql on nvme0n1 "
+              "(SAMSUNG MZVLB1T0HBLR-000L7)'.")
+def redo_device_description(v: FactView) -> Any:
+    st = _redo_storage(v)
+    if isinstance(st, Unknown):
+        return st
+    if not st.devices:
+        return Unknown(st.class_reason or "no physical device resolved")
+    devs = ", ".join(f"{d.name} ({d.model})" if d.model else d.name for d in st.devices)
+    return f"{st.path} on {devs}"
+
+
+@FACTS.define("redo_device_class_text", "derived.redo_device_class in words ('a spinning disk', 'a client-grade "
+              "NVMe drive without power-loss protection', ...).")
+def redo_device_class_text(v: FactView) -> Any:
+    c = v.need("derived.redo_device_class")
+    return CLASS_TEXT.get(str(c), str(c))
+
+
+def active_scheduler(text: str) -> str:
+    """The active choice of a sysfs queue/scheduler line: '[none] mq-deadline' -> 'none'."""
+    m = re.search(r"\[([^\]]+)\]", text)
+    return m.group(1) if m else text.strip()
+
+
+@FACTS.define("nvme_schedulers_not_none", "NVMe devices behind the datadir (or the redo directory) whose I/O "
+              "scheduler is neither none nor mq-deadline, as 'nvme0n1 (bfq)'; empty when there are none.")
+def nvme_schedulers_not_none(v: FactView) -> Any:
+    h = v.snapshot.host
+    if h is None:
+        return no_host_facts(v)
+    stores = ([h.datadir] if h.datadir is not None else []) + list(h.other_dirs)
+    devs = {d.name: d for st in stores for d in st.devices if d.kind == "nvme"}
+    if not stores or not any(st.devices for st in stores):
+        return Unknown(v.missing_reason("host.datadir.devices", "no physical device was resolved for the datadir"))
+    bad = []
+    for d in devs.values():
+        if d.scheduler is None:
+            return Unknown(v.missing_reason(f"host.datadir.devices.{d.name}.scheduler",
+                                            f"{d.name}'s queue/scheduler could not be read"))
+        active = active_scheduler(d.scheduler)
+        if active not in ("none", "mq-deadline"):
+            bad.append(f"{d.name} ({active})")
+    return ", ".join(bad)
+
+
+@FACTS.define("flush_bound_commits_per_s", "Commits per second one session can make when each waits for one "
+              "flush of the measured median fdatasync latency: 1000 ÷ fsync p50 ms.", unit="1/s")
+def flush_bound_commits_per_s(v: FactView) -> Any:
+    p50 = v.need_num("calibration.fsync_ms.p50")
+    if p50 <= 0:
+        return Unknown("the measured flush latency was 0 ms")
+    return 1000.0 / p50

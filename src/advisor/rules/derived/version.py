@@ -1,0 +1,106 @@
+"""Derived facts that compare the server's variables with the variable catalogue of its version:
+which are at their default, which are pinned to an older release's default, which are deprecated."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.rules.derived.common import default_inputs
+from advisor.rules.facts import FactSet, FactView, Unknown
+from advisor.versions import Version
+
+FACTS = FactSet()
+PRE_84_REFERENCE = Version(8, 0, 36)  # the 8.0 release whose defaults 8.4 is compared with
+
+
+def _default_split(v: FactView) -> tuple[list[str], list[str]]:
+    def split() -> tuple[list[str], list[str]]:
+        ctx = default_inputs(v)
+        same: list[str] = []
+        differ: list[str] = []
+        for name, value in sorted(v.variables().items()):
+            r = v.catalogue.is_default(name, value, v.flavor, v.version, **ctx)
+            if r is True:
+                same.append(name)
+            elif r is False:
+                differ.append(name)
+        return same, differ
+    return v.memo("_default_split", split)
+
+
+@FACTS.define("default_variables", "Server variables whose value equals the catalogue's default for this flavor and "
+              "version (VariableCatalogue.is_default; formula defaults use the host's CPUs, memory and buffer pool).")
+def default_variables(v: FactView) -> Any:
+    if not v.variables():
+        return Unknown("no server variables were collected")
+    return _default_split(v)[0]
+
+
+@FACTS.define("nondefault_variables", "Server variables whose value differs from the catalogue's default for this "
+              "flavor and version; variables whose default is not known appear in neither list.")
+def nondefault_variables(v: FactView) -> Any:
+    if not v.variables():
+        return Unknown("no server variables were collected")
+    return _default_split(v)[1]
+
+
+def pinned_old_defaults_list(v: FactView) -> Any:
+    """On MySQL/Percona 8.4+: 'name=value (8.4 default d)' for each variable set to the 8.0 default where
+    8.4 changed the default; Unknown on other targets."""
+    if v.flavor not in ("mysql", "percona") or v.version < Version(8, 4, 0):
+        return Unknown(f"{v.flavor} {v.version} is not MySQL/Percona 8.4 or later")
+    cat, ctx, old = v.catalogue, default_inputs(v), PRE_84_REFERENCE
+    out = []
+    for name, value in sorted(v.variables().items()):
+        d80 = cat.default_for(name, v.flavor, old, **ctx)
+        d84 = cat.default_for(name, v.flavor, v.version, **ctx)
+        if d80 is None or d84 is None or cat.is_default(name, d80, v.flavor, v.version, **ctx) is not False:
+            continue  # unknown, or 8.4 did not change this default
+        if cat.is_default(name, value, v.flavor, old, **ctx) is True:
+            out.append(f"{name}={value} (8.4 default {d84})")
+    return out
+
+
+@FACTS.define("pinned_old_defaults", "On MySQL/Percona 8.4+: settings equal to the 8.0 default of a variable whose "
+              "default 8.4 changed, e.g. 'innodb_io_capacity=200 (8.4 default 10000)'.")
+def pinned_old_defaults(v: FactView) -> Any:
+    r = pinned_old_defaults_list(v)
+    return r if isinstance(r, Unknown) else ", ".join(r)
+
+
+@FACTS.define("pinned_old_defaults_count", "How many settings are pinned to a pre-8.4 default (see "
+              "pinned_old_defaults).", unit="count")
+def pinned_old_defaults_count(v: FactView) -> Any:
+    r = pinned_old_defaults_list(v)
+    return r if isinstance(r, Unknown) else len(r)
+
+
+def _deprecated_in_use(v: FactView) -> list[str]:
+    def find() -> list[str]:
+        ctx = default_inputs(v)
+        out = []
+        for name, value in sorted(v.variables().items()):
+            spec = v.catalogue.info(name, v.flavor, v.version)
+            if spec is None or not spec.deprecated:
+                continue
+            if v.catalogue.is_default(name, value, v.flavor, v.version, **ctx) is False:
+                repl = f", use {'/'.join(spec.replaced_by)}" if spec.replaced_by else ""
+                out.append(f"{name}={value} (deprecated since {spec.deprecated_since}{repl})")
+        return out
+    return v.memo("_deprecated_in_use", find)
+
+
+@FACTS.define("deprecated_settings", "Variables set away from their default although the catalogue marks them "
+              "deprecated on this flavor and version.")
+def deprecated_settings(v: FactView) -> Any:
+    if not v.variables():
+        return Unknown("no server variables were collected")
+    return ", ".join(_deprecated_in_use(v))
+
+
+@FACTS.define("deprecated_settings_count", "How many deprecated variables are set away from their default.",
+              unit="count")
+def deprecated_settings_count(v: FactView) -> Any:
+    if not v.variables():
+        return Unknown("no server variables were collected")
+    return len(_deprecated_in_use(v))
