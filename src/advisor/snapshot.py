@@ -268,8 +268,8 @@ class TlsProbe(_Model):
 
 class SortProbe(_Model):
     ratio: Optional[float] = Field(None, description="latency with the server's sort_buffer_size / with a small one")
-    server_value: Optional[int] = None
-    small_value: Optional[int] = None
+    server_value: Optional[int] = Field(None, json_schema_extra={"unit": "bytes"}, description="the server's sort_buffer_size")
+    small_value: Optional[int] = Field(None, json_schema_extra={"unit": "bytes"}, description="the small session value compared")
     server_ms: Optional[float] = None
     small_ms: Optional[float] = None
     samples: int = 0

@@ -102,15 +102,13 @@ def format_number(n: float | int | None) -> str:
     return f"{int(n):,}"
 
 
-_SIZE_WORDS = ("bytes", "size", "capacity", "buffer", "packet")
-
-
-def format_evidence(path: str, v: object) -> str:
-    """One evidence value for a human reader: sizes in binary units with the exact count, counters with
-    thousands separators, an empty string shown as such (MySQL 5.7's innodb_flush_method default)."""
+def format_evidence(path: str, v: object, unit: str | None = None) -> str:
+    """One evidence value for a human reader, in its unit (advisor.rules.facts.FactView.unit): bytes in
+    binary units with the exact count, counters with thousands separators, an empty string shown as
+    such (MySQL 5.7's innodb_flush_method default). A value without a unit is shown as written."""
     if isinstance(v, bool):
         return "yes" if v else "no"
-    sized = any(k in path.lower() for k in _SIZE_WORDS)
+    sized = unit == "bytes"
     if isinstance(v, (int, float)):
         return f"{format_size(v)} ({format_number(v)})" if sized and abs(v) >= 1024 else format_number(v)
     if isinstance(v, str):

@@ -1,13 +1,14 @@
 """The engine: three-valued logic, coercion, reasons, overrides, recommendations, ignore."""
 
 
-from advisor.rules.engine import eval_condition, evaluate
-from advisor.rules.facts import FactView, Unknown
+import pytest
+
+from advisor.knowledge import default_catalogue
+from advisor.rules.engine import eval_condition, evaluate, fact_view
+from advisor.rules.facts import Unknown
 from advisor.rules.loader import parse_rule
 from advisor.rules.schema import parse_condition
 from advisor.snapshot import Snapshot
-from advisor.knowledge import default_catalogue
-from advisor.rules.engine import fact_view
 
 
 def snap(variables=None, status=None, flavor="mysql", version="8.0.36", **extra):
@@ -163,3 +164,64 @@ def test_unknown_never_recommends():
     rule = parse_rule(RULE, "t.toml")
     o = evaluate(snap({}), [rule], catalogue=default_catalogue())[0]
     assert o.status == "unknown" and o.finding is None
+
+
+# ---------------------------------------------------------------- units (one resolver)
+
+@pytest.mark.parametrize("path,unit", [
+    ("var.innodb_io_capacity", "count"),             # the catalogue says so; the name says "capacity"
+    ("var.thread_cache_size", "count"),
+    ("var.max_allowed_packet", "bytes"),
+    ("server.variables.sort_buffer_size", "bytes"),
+    ("var.innodb_flush_method", "enum"),
+    ("var.not_a_catalogued_variable", None),          # not known: no guess
+    ("status.Innodb_os_log_written", "count"),
+    ("rate.Questions", "count"),
+    ("derived.redo_capacity_bytes", "bytes"),          # declared by the derived fact
+    ("derived.tls_query_latency_ratio", "ratio"),
+    ("derived.datadir_models", None),
+    ("host.memory.total_bytes", "bytes"),              # snapshot field, by its name
+    ("calibration.fsync_ms.p50", "ms"),
+    ("calibration.stream.mbytes_per_s", "MB/s"),
+    ("client.route.speed_mbps", "Mb/s"),
+    ("calibration.duration_s", "seconds"),
+    ("calibration.sort_probe.server_value", "bytes"),  # snapshot field, by its declared metadata
+    ("host.datadir.device_class", None),
+])
+def test_every_fact_path_gets_its_unit_from_one_resolver(path, unit):
+    assert fact_view(snap({}), "production", default_catalogue()).unit(path) == unit
+
+
+UNIT_RULE = """
+id = "io-capacity-thing"
+title = "x"
+category = "flushing"
+severity = "info"
+rationale = "r"
+message = "m"
+references = ["https://example.com"]
+evidence = ["var.thread_cache_size", "var.max_allowed_packet"]
+when = { fact = "var.innodb_io_capacity", op = "ge", value = 2000000 }
+[[examples]]
+name = "a"
+expect = "fired"
+facts = { "var.innodb_io_capacity" = 4000000 }
+[[examples]]
+name = "b"
+expect = "passed"
+facts = { "var.innodb_io_capacity" = 200 }
+"""
+
+
+def test_reasons_and_evidence_use_the_catalogue_unit():
+    from advisor.units import format_evidence
+
+    s = snap({"innodb_io_capacity": "4194304", "thread_cache_size": "16384", "max_allowed_packet": "67108864"})
+    o = evaluate(s, [parse_rule(UNIT_RULE, "t.toml")], catalogue=default_catalogue())[0]
+    assert o.reason == "var.innodb_io_capacity is 4,194,304, ≥ 2000000"  # a count, not "4 MiB"
+    f = o.finding
+    assert f.units == {"var.innodb_io_capacity": "count", "var.thread_cache_size": "count",
+                       "var.max_allowed_packet": "bytes"}
+    shown = {k: format_evidence(k, v, f.units.get(k)) for k, v in f.evidence.items()}
+    assert shown == {"var.innodb_io_capacity": "4194304", "var.thread_cache_size": "16384",
+                     "var.max_allowed_packet": "64 MiB (67108864)"}

@@ -268,3 +268,23 @@ def test_unknown_reasons_name_the_missing_fact():
             if o.status == "unknown":
                 assert any(w in o.reason for w in ("var.", "status.", "host", "client", "server.", "derived.",
                                                    "calibration", "rate.")), (o.rule, o.reason)
+
+
+def test_size_filter_exactly_on_facts_the_resolver_calls_bytes():
+    """A message shows a fact as a size exactly when its unit (FactView.unit) is bytes."""
+    from advisor.rules.derived import DERIVED
+    from advisor.rules.facts import fact_unit, template_paths
+
+    wrong = []
+    for r in RULES:
+        for part in [r.spec, *r.spec.overrides]:
+            for text in (part.message or "", part.fix or ""):
+                for path, flt in template_paths(text):
+                    if path.startswith("rec.") or path == "recommendation":
+                        continue
+                    unit = fact_unit(path, K.default_catalogue(), DERIVED)
+                    if (flt == "size") != (unit == "bytes") and not (flt is None and unit != "bytes"):
+                        wrong.append(f"{r.id}: {{{path}|{flt}}} has unit {unit}")
+                    if flt is None and unit == "bytes":
+                        wrong.append(f"{r.id}: {{{path}}} is bytes but printed raw")
+    assert wrong == []

@@ -62,15 +62,19 @@ def test_version_ranges():
         VersionRange(">=eight")
 
 
-@pytest.mark.parametrize("path,value,shown", [
-    ("var.innodb_flush_method", "", "'' (empty)"),              # MySQL 5.7's default on Unix means fsync
-    ("var.sort_buffer_size", "33554432", "32 MiB (33554432)"),
-    ("var.max_allowed_packet", 4194304, "4 MiB (4,194,304)"),
-    ("status.Innodb_log_write_requests", "102897619", "102,897,619"),
-    ("var.port", "3306", "3306"),                                 # not a counter: left as written
-    ("derived.tls_in_use", True, "yes"),
-    ("derived.nondefault_variables", ["a", "b"], "a, b"),
-    ("rate.Threads_created", 0.0712, "0.07"),
+@pytest.mark.parametrize("path,value,unit,shown", [
+    ("var.innodb_flush_method", "", "enum", "'' (empty)"),              # MySQL 5.7's default on Unix means fsync
+    ("var.sort_buffer_size", "33554432", "bytes", "32 MiB (33554432)"),
+    ("var.max_allowed_packet", 4194304, "bytes", "4 MiB (4,194,304)"),
+    ("status.Innodb_log_write_requests", "102897619", "count", "102,897,619"),
+    ("var.port", "3306", "count", "3306"),                               # not a counter: left as written
+    ("var.innodb_io_capacity", "10000", "count", "10000"),               # a count, whatever its name says
+    ("var.thread_cache_size", "16384", "count", "16384"),
+    ("var.innodb_io_capacity_max", 20000, "count", "20,000"),
+    ("var.plugin_buffer_size", "4194304", None, "4194304"),              # not catalogued: no unit is guessed
+    ("derived.tls_in_use", True, None, "yes"),
+    ("derived.nondefault_variables", ["a", "b"], None, "a, b"),
+    ("rate.Threads_created", 0.0712, "count", "0.07"),
 ])
-def test_format_evidence(path, value, shown):
-    assert format_evidence(path, value) == shown
+def test_format_evidence(path, value, unit, shown):
+    assert format_evidence(path, value, unit) == shown

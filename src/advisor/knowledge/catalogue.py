@@ -168,11 +168,6 @@ class VariableCatalogue:
             note=" ".join(x for x in (var.note, e.note) if x), sources=tuple(var.sources),
         )
 
-    def unit_on(self, name: str, flavor: str, version: VersionLike) -> Optional[str]:
-        """The unit on this target, falling back to the variable's unit on any flavor."""
-        spec = self.info(name, flavor, version)
-        return spec.unit if spec is not None else self.unit(name)
-
     # ------------------------------------------------------------ judgements on values
     def _absent_reason(self, name: str, flavor: str, version: Version) -> str:
         var = self._entries[name.lower()]

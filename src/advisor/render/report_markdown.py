@@ -30,7 +30,7 @@ def render(report: Report, measured: list[str] | None = None) -> str:
             out.append("Evidence:")
             out.append("")
             for k, v in f.evidence.items():
-                out.append(f"- `{k}` = {_cell(format_evidence(k, v))}")
+                out.append(f"- `{k}` = {_cell(format_evidence(k, v, f.units.get(k)))}")
             out.append("")
         if f.recommendation:
             out.append("Recommended settings:")

@@ -37,7 +37,7 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
             lines.append(c(sev, f"  [{f.rule}] ") + c("bold", f.title))
             lines.append(wrap(f.message, "    "))
             if f.evidence:
-                ev = "; ".join(f"{k} = {format_evidence(k, v)}" for k, v in f.evidence.items())
+                ev = "; ".join(f"{k} = {format_evidence(k, v, f.units.get(k))}" for k, v in f.evidence.items())
                 lines.append(wrap("evidence: " + ev, "    "))
             if f.recommendation:
                 rec = ", ".join(f"{k} = {v}" for k, v in f.recommendation.items())

@@ -34,6 +34,7 @@ class Finding:
     references: list[str]
     fix: str = ""
     notes: list[str] = field(default_factory=list)
+    units: dict[str, str] = field(default_factory=dict)  # evidence path -> unit (FactView.unit), for renderers
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -57,7 +58,8 @@ class Outcome:
 
 # ---------------------------------------------------------------- condition evaluation
 
-def _show(path: str, value: Any) -> str:
+def _show(path: str, value: Any, unit: Optional[str]) -> str:
+    """'var.sort_buffer_size is 32 MiB': a fact in a reason, in its unit (sizes from 1 MiB in binary units)."""
     if isinstance(value, Unknown):
         return f"{path} unknown"
     if isinstance(value, Version):
@@ -70,7 +72,7 @@ def _show(path: str, value: Any) -> str:
     elif isinstance(value, str) and value.strip().isdigit():
         n = int(value)
     if n is not None:
-        if abs(n) >= 1 << 20 and ("size" in path or "bytes" in path or "capacity" in path or "buffer" in path):
+        if unit == "bytes" and abs(n) >= 1 << 20:
             return f"{path} is {format_size(n)}"
         return f"{path} is {format_number(n)}"
     return f"{path} is {value!r}"
@@ -123,12 +125,12 @@ def _eval_leaf(leaf: Leaf, view: FactView) -> tuple[Optional[bool], str]:
         target = rn * leaf.factor if not isinstance(rn, Version) else rn
         literals = [ops.Literal_(target, "number", target)] if not isinstance(rn, Version) else [ops.Literal_(str(rn), "version", rn)]
         scale = f"{leaf.factor:g} × " if leaf.factor != 1 else ""
-        shown_ref = f"{scale}{_show(leaf.ref, rv).replace(' is ', ' (')})"
+        shown_ref = f"{scale}{_show(leaf.ref, rv, view.unit(leaf.ref)).replace(' is ', ' (')})"
     try:
         ok = ops.apply(leaf.op, val, literals, leaf.pattern)
     except ops.CoercionError as e:
         return None, f"{leaf.fact} cannot be compared: {e}"
-    shown = _show(leaf.fact, val)
+    shown = _show(leaf.fact, val, view.unit(leaf.fact))
     if shown_ref:
         rel = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥"}[leaf.op]
         return ok, f"{shown}, {'' if ok else 'not '}{rel} {shown_ref}"
@@ -223,6 +225,7 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
         message=" ".join(render_template(message, view, extra).split()),
         variables=variables, evidence=evidence, recommendation=recommendation,
         references=list(spec.references), fix=" ".join(render_template(fix, view, extra).split()), notes=notes,
+        units={p: u for p in evidence if (u := view.unit(p))},
     )
     return Outcome(spec.id, "fired", why, finding)
 

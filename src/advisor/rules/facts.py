@@ -53,6 +53,12 @@ class FactMissing(Exception):
 DerivedFn = Callable[["FactView"], Any]
 
 
+# The units a fact can have: the variable catalogue's (bytes, count, seconds, float, bool, enum, string,
+# set), and these for derived facts and snapshot fields. Messages, evidence and pages ask
+# FactView.unit(path) / fact_unit(...), never a variable's name.
+DERIVED_UNITS = ("", "bytes", "count", "seconds", "ms", "h", "fraction", "ratio", "Mb/s", "MB/s", "1/s")
+
+
 @dataclass(frozen=True)
 class Derived:
     name: str
@@ -69,6 +75,9 @@ class FactSet:
         self.facts: dict[str, Derived] = {}
 
     def define(self, name: str, doc: str, unit: str = "") -> Callable[[DerivedFn], DerivedFn]:
+        if unit not in DERIVED_UNITS:
+            raise ValueError(f"derived fact {name}: unit {unit!r} is not one of {', '.join(DERIVED_UNITS)}")
+
         def deco(fn: DerivedFn) -> DerivedFn:
             if name in self.facts:
                 raise ValueError(f"derived fact {name} defined twice")
@@ -165,6 +174,11 @@ class FactView:
         if key not in self._cache:
             self._cache[key] = compute()
         return self._cache[key]
+
+    def unit(self, path: str) -> Optional[str]:
+        """The unit of a fact: the catalogue's for var.*, the declared one for derived.*, count for
+        status counters and rates, the field's for the snapshot (None: not a quantity, or not known)."""
+        return fact_unit(path, self.catalogue, self.derived)
 
     @property
     def flavor(self) -> str:
@@ -314,6 +328,65 @@ def validate_path(path: str, derived: Mapping[str, Derived]) -> Optional[str]:
         else:
             return f"{path}: {'.'.join(parts[:i])} has no sub-field {p!r}"
     return None
+
+
+# ---------------------------------------------------------------- units
+
+# Snapshot fields name their unit by suffix (total_bytes, p50 under fsync_ms, speed_mbps); a field whose
+# name does not say it carries json_schema_extra={"unit": ...} (see advisor.snapshot).
+_FIELD_SUFFIXES = (("mbytes_per_s", "MB/s"), ("_bytes", "bytes"), ("_ms", "ms"), ("_mbps", "Mb/s"),
+                   ("_fraction", "fraction"), ("ratio", "ratio"), ("_s", "seconds"), ("_count", "count"))
+_FIELD_NAMES = {"bytes": "bytes", "seconds": "seconds", "samples": "count", "chunks": "count", "rows": "count",
+                "tables": "count", "sessions_total": "count", "sessions_tls": "count", "connections_max": "count",
+                "query_samples": "count", "stream_samples": "count", "swappiness": "count", "numa_nodes": "count",
+                "mtu": "count"}
+
+
+def fact_unit(path: str, catalogue: VariableCatalogue, derived: Mapping[str, Derived]) -> Optional[str]:
+    """The unit of a fact path (see FactView.unit)."""
+    root, _, rest = path.partition(".")
+    if root == "var" or path.startswith("server.variables."):
+        return catalogue.unit(rest if root == "var" else path.split(".", 2)[2])
+    if root in ("status", "rate") or path.startswith("server.status."):
+        return "count"
+    if root == "derived":
+        d = derived.get(rest)
+        return (d.unit or None) if d is not None else None
+    if root in ("server", "host", "client", "calibration", "target"):
+        return _field_unit(path.split(".") if root != "target" else ["target"] + rest.split("."))
+    return None
+
+
+def _field_unit(parts: list[str]) -> Optional[str]:
+    declared = _declared_unit(parts)
+    if declared:
+        return declared
+    for seg in reversed(parts):
+        if seg in _FIELD_NAMES:
+            return _FIELD_NAMES[seg]
+        for suffix, unit in _FIELD_SUFFIXES:
+            if seg.endswith(suffix):
+                return unit
+    return None
+
+
+def _declared_unit(parts: list[str]) -> Optional[str]:
+    """The unit a snapshot field declares in its metadata, if the path ends on such a field."""
+    t: Any = Snapshot
+    field_info = None
+    for p in parts:
+        t = _unwrap(t)
+        if isinstance(t, type) and issubclass(t, BaseModel):
+            field_info = t.model_fields.get(p)
+            if field_info is None:
+                return None
+            t = field_info.annotation
+        elif get_origin(t) is dict:
+            t, field_info = get_args(t)[1], None
+        else:
+            return None
+    extra = getattr(field_info, "json_schema_extra", None)
+    return extra.get("unit") if isinstance(extra, dict) else None
 
 
 # ---------------------------------------------------------------- message templates

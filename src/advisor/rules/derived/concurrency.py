@@ -15,7 +15,7 @@ def connections_used_ratio(v: FactView) -> Any:
     return ratio(v.num("status.Max_used_connections"), v.num("var.max_connections"), "max_connections is 0")
 
 
-@FACTS.define("connections_per_cpu", "Max_used_connections per logical CPU of the database host.", unit="×")
+@FACTS.define("connections_per_cpu", "Max_used_connections per logical CPU of the database host.", unit="ratio")
 def connections_per_cpu(v: FactView) -> Any:
     return ratio(v.num("status.Max_used_connections"), v.num("host.cpu.logical_count"), "logical CPU count is 0")
 

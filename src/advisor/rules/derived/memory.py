@@ -55,7 +55,7 @@ def buffer_pool_share_of_memory(v: FactView) -> Any:
 
 
 @FACTS.define("buffer_pool_data_ratio", "innodb_buffer_pool_size / InnoDB data + index bytes (user schemas).",
-              unit="×")
+              unit="ratio")
 def buffer_pool_data_ratio(v: FactView) -> Any:
     return ratio(v.num("var.innodb_buffer_pool_size"), v.get("derived.innodb_data_bytes"),
                  "there is no InnoDB data in user schemas yet")

@@ -99,7 +99,7 @@ def stream_line_rate_fraction(v: FactView) -> Any:
 
 
 @FACTS.define("stream_server_headroom", "How much faster the server generates the stream probe's rows than they "
-              "arrived: server-side MB/s ÷ streamed MB/s (near 1: the server limited the probe).", unit="x")
+              "arrived: server-side MB/s ÷ streamed MB/s (near 1: the server limited the probe).", unit="ratio")
 def stream_server_headroom(v: FactView) -> Any:
     return ratio(v.num("calibration.stream.server_mbytes_per_s"), v.num("calibration.stream.mbytes_per_s"),
                  "the stream probe measured 0 MB/s")

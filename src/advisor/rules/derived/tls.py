@@ -53,7 +53,7 @@ def tls_in_use(v: FactView) -> Any:
 
 @FACTS.define("tls_query_latency_ratio", "How many times as long a trivial query takes over TLS as over a plain "
               "connection, as calibration measured it (the paired per-round ratio when recorded, else the medians' "
-              "ratio); unknown when TLS measured faster, which is noise.", unit="x")
+              "ratio); unknown when TLS measured faster, which is noise.", unit="ratio")
 def tls_query_latency_ratio(v: FactView) -> Any:
     paired = v.num("calibration.tls.query_ratio")
     on, off = v.num("calibration.tls.query_ms.on"), v.num("calibration.tls.query_ms.off")
@@ -73,7 +73,7 @@ def tls_query_latency_ratio(v: FactView) -> Any:
     return on / off
 
 
-@FACTS.define("tls_handshake_ratio", "Median connect time with TLS ÷ without, as calibration measured it.", unit="x")
+@FACTS.define("tls_handshake_ratio", "Median connect time with TLS ÷ without, as calibration measured it.", unit="ratio")
 def tls_handshake_ratio(v: FactView) -> Any:
     return ratio(v.num("calibration.tls.handshake_ms.on"), v.num("calibration.tls.handshake_ms.off"),
                  "the plain handshake took 0 ms")
