@@ -134,19 +134,19 @@ def demo_snapshot() -> Snapshot:
 
 def audit(snapshot: Snapshot, purpose: str = "production", rules_dirs: Iterable[str] = (),
           ignore: Iterable[str] = (), source: str = "live") -> Report:
-    from advisor.knowledge import default_catalogue
     from advisor.rules.engine import evaluate
-    from advisor.rules.loader import load_rules
+    from advisor.rules.loader import load_entries
 
     if purpose not in ("production", "benchmark"):
         raise UsageError(f"--purpose {purpose!r} is not production or benchmark.", None)
-    rules = load_rules(rules_dirs)
+    catalogue = load_entries(rules_dirs)
+    rules = catalogue.rules
     ignore = [i.strip() for i in ignore if i.strip()]
     known = {r.id for r in rules} | {a for r in rules for a in r.spec.aliases}
     unknown = [i for i in ignore if i not in known]
     if unknown:
         raise UsageError(f"--ignore names unknown rule id(s): {', '.join(unknown)}.", "`advisor rules list` shows the ids.")
-    outcomes = evaluate(snapshot, rules, purpose, ignore, catalogue=default_catalogue())
+    outcomes = evaluate(snapshot, rules, purpose, ignore, catalogue=catalogue.variables)
     missing = list(snapshot.missing)
     return Report(target=snapshot.target, purpose=purpose, outcomes=outcomes, missing=missing, source=source,
                   collected_at=snapshot.collected_at)
@@ -156,7 +156,7 @@ def mycnf(snapshot: Snapshot, purpose: str = "production", mode: str = "changes"
           allow_unsafe_durability: bool = False, rules_dirs: Iterable[str] = (), ignore: Iterable[str] = (),
           source: str = "live", profile: Optional[object] = None) -> "Plan":
     """A my.cnf plan for this snapshot (advisor.mycnf.model): settings with their justification, the
-    memory budget, what was deliberately not changed. Render it with advisor.mycnf.render.render."""
+    memory budget, what was deliberately not changed. Render it with advisor.render.mycnf.render."""
     from advisor.mycnf.model import MycnfOptions
 
     opts = MycnfOptions(purpose=purpose, mode=mode, workload=workload, allow_unsafe_durability=allow_unsafe_durability,
@@ -166,19 +166,24 @@ def mycnf(snapshot: Snapshot, purpose: str = "production", mode: str = "changes"
 
 def mycnf_plan(snapshot: Snapshot, opts: "MycnfOptions") -> "Plan":
     """The my.cnf plan for a snapshot: its audit for opts.purpose, then advisor.mycnf.model.build_plan."""
-    from advisor.mycnf.model import build_plan, check_options
+    from advisor.knowledge import default_catalogue
+    from advisor.mycnf.model import check_options
+    from advisor.mycnf.plan import build_plan
+    from advisor.rules.loader import load_entries
 
     check_options(snapshot, opts)
     report = audit(snapshot, purpose=opts.purpose, rules_dirs=opts.rules_dirs, ignore=opts.ignore, source=opts.source)
-    return build_plan(snapshot, report, opts)
+    refs = {s.id: s.references for s in load_entries().sizers}
+    return build_plan(snapshot, report, opts, default_catalogue(), refs)
 
 
 def mycnf_profile(profile: object, purpose: str = "production", mode: str = "changes",
                   allow_unsafe_durability: bool = False, rules_dirs: Iterable[str] = (), ignore: Iterable[str] = ()) -> "Plan":
     """A my.cnf plan for a hardware profile (advisor.mycnf.profile.Profile), through the same pipeline."""
+    from advisor.knowledge import default_catalogue
     from advisor.mycnf.profile import profile_snapshot
 
-    return mycnf(profile_snapshot(profile), purpose=purpose, mode=mode, workload=profile.workload,  # type: ignore[attr-defined]
+    return mycnf(profile_snapshot(profile, default_catalogue()), purpose=purpose, mode=mode, workload=profile.workload,  # type: ignore[attr-defined]
                  allow_unsafe_durability=allow_unsafe_durability, rules_dirs=rules_dirs, ignore=ignore,
                  source=f"the hardware profile {profile.describe()}", profile=profile)  # type: ignore[attr-defined]
 
@@ -191,8 +196,7 @@ def checklist(snapshot: Snapshot, sysbench_text: Optional[str] = None, rules_dir
     benchmark audit, and build the checklist from them (advisor.checklist.build)."""
     from advisor.checklist import build
     from advisor.collect.sysbench import read_config_file, read_local_sysbench
-    from advisor.knowledge import default_catalogue
-    from advisor.rules.loader import load_rules
+    from advisor.rules.loader import load_entries
     from advisor.sysbench import parse_command
 
     cmd = None
@@ -205,7 +209,7 @@ def checklist(snapshot: Snapshot, sysbench_text: Optional[str] = None, rules_dir
             local = read_local_sysbench(cmd.program)
     dirs = list(rules_dirs)
     report = audit(snapshot, purpose="benchmark", rules_dirs=dirs, source=source)
-    return build(snapshot, report, load_rules(dirs), default_catalogue(), cmd, local, source)
+    return build(snapshot, report, load_entries(dirs), cmd, local, source)
 
 
 # ---------------------------------------------------------------- calibration

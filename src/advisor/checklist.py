@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from advisor import __version__
-from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules.checks import CHECKS, CheckContext, check_context
 from advisor.rules.checks.base import ITEM_STATUSES, PHASES, ItemStatus, Phase
 from advisor.report import Report, target_dict
 from advisor.rules.engine import fact_view
+from advisor.rules.entries import Catalogue
 from advisor.rules.schema import Rule
 from advisor.snapshot import Snapshot, Target
 from advisor.sysbench import LocalSysbench, SysbenchCommand
@@ -186,25 +186,30 @@ def rule_items(report: Report, rules: Iterable[Rule]) -> tuple[list[Item], list[
 
 # ---------------------------------------------------------------- the whole checklist
 
-def check_items(ctx: CheckContext) -> list[Item]:
-    """The items of the registered checks (advisor.rules.checks) that apply, in registry order."""
+def check_items(ctx: CheckContext, catalogue: Catalogue) -> list[Item]:
+    """The items of the registered checks (advisor.rules.checks) that apply, in registry order; the phase
+    and title come from each check's catalogue entry."""
     items: list[Item] = []
     for check in CHECKS.values():
         r = check.fn(ctx)
         if r is None:
             continue
-        items.append(Item(id=check.id, phase=check.phase, status=r.status, title=r.title or check.title,
+        entry = catalogue.check(check.id)
+        if entry is None:
+            raise ValueError(f"checklist check {check.id} has no catalogue entry (rules/checklist/{check.id}.toml)")
+        items.append(Item(id=check.id, phase=entry.spec.phase, status=r.status, title=r.title or entry.title,
                           evidence=r.evidence, fix=r.fix, command=r.command, facts=dict(r.facts)))
     return items
 
 
-def build(snapshot: Snapshot, report: Report, rules: Iterable[Rule], catalogue: VariableCatalogue,
-          cmd: Optional[SysbenchCommand] = None, local: Optional[LocalSysbench] = None,
-          source: str = "live") -> Checklist:
-    """Pure: the checklist for a snapshot, its benchmark-purpose audit, and optionally a sysbench command
-    and what sysbench on this machine is."""
-    ctx = check_context(fact_view(snapshot, "benchmark", catalogue), cmd, local)
-    own = check_items(ctx)
+def build(snapshot: Snapshot, report: Report, catalogue: Catalogue, cmd: Optional[SysbenchCommand] = None,
+          local: Optional[LocalSysbench] = None, source: str = "live") -> Checklist:
+    """Pure: the checklist for a snapshot, its benchmark-purpose audit (`report`), the catalogue (rules
+    for the audit items, checks for the others), and optionally a sysbench command and what sysbench on
+    this machine is."""
+    ctx = check_context(fact_view(snapshot, "benchmark", catalogue.variables), cmd, local)
+    own = check_items(ctx, catalogue)
+    rules = catalogue.rules
     notes: list[str] = []
     if cmd is not None and not cmd.is_database_test:
         notes.append(f"{cmd.test} is a built-in sysbench test that does not use the database; only the "

@@ -19,10 +19,11 @@ from markdown_it import MarkdownIt
 
 from advisor.checklist import build
 from advisor.knowledge import default_catalogue
-from advisor.render.checklist import TEMPLATE, _environment, render_json, render_markdown, view_model
+from advisor.render.checklist import TEMPLATE, render_json, render_markdown, view_model
+from advisor.render.templates import environment
 from advisor.report import Report
 from advisor.rules.engine import evaluate
-from advisor.rules.loader import load_rules
+from advisor.rules.loader import load_entries, load_rules
 from advisor.snapshot import Snapshot
 from advisor.sysbench import LocalSysbench, parse_command
 
@@ -69,7 +70,7 @@ def make(case: str):
     report = Report(target=snap.target, purpose="benchmark", outcomes=outcomes, missing=list(snap.missing),
                     source=f"snapshot inputs/mariadb-10.11-{name}.json", collected_at=snap.collected_at)
     cmd = parse_command(line.replace("PORT", str(snap.target.port)), config_text=config) if line else None
-    return build(snap, report, rules, default_catalogue(), cmd, local, source=report.source)
+    return build(snap, report, load_entries().with_rules(rules), cmd, local, source=report.source)
 
 
 def _normalised_json(cl) -> str:
@@ -185,8 +186,8 @@ def test_template_fails_on_undefined_values():
     vm = view_model(make("default-no-sysbench"))
     del vm["footer"]
     with pytest.raises(jinja2.UndefinedError):
-        _environment().get_template(TEMPLATE).render(**vm)
+        environment().get_template(TEMPLATE).render(**vm)
     vm = view_model(make("default-no-sysbench"))
     del vm["phases"][0]["entries"][0]["box"]
     with pytest.raises(jinja2.UndefinedError):
-        _environment().get_template(TEMPLATE).render(**vm)
+        environment().get_template(TEMPLATE).render(**vm)

@@ -16,7 +16,7 @@ import pytest
 from advisor import api
 from advisor.checklist import PHASE_BY_CATEGORY, PHASES, build, phase_for_category, rule_item
 from advisor.rules.examples_run import run_example
-from advisor.rules.loader import load_rules
+from advisor.rules.loader import load_entries, load_rules
 from advisor.rules.schema import CATEGORIES
 from advisor.snapshot import Snapshot
 from advisor.knowledge import default_catalogue
@@ -76,7 +76,7 @@ def test_unknown_categories_fall_back(category, phase):
 def test_build_accounts_for_every_outcome(name):
     snap = Snapshot.model_validate(json.loads((INPUTS / f"mariadb-10.11-{name}.json").read_text()))
     report = api.audit(snap, purpose="benchmark")
-    cl = build(snap, report, RULES, default_catalogue())
+    cl = build(snap, report, load_entries())
     items = {it.rule: it for it in cl.items if it.rule}
     omitted = {o["rule"] for o in cl.omitted}
     for o in report.outcomes:

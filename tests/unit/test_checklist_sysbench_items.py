@@ -21,6 +21,7 @@ from advisor.checklist import check_items
 from advisor.knowledge import default_catalogue
 from advisor.rules.checks import check_context
 from advisor.rules.engine import fact_view
+from advisor.rules.loader import load_entries
 from advisor.snapshot import ClientFacts, Cpu, HostFacts, Interface, Route, Snapshot
 from advisor.sysbench import SBTEST_ROW_BYTES, LocalSysbench, dataset_bytes, parse_command
 
@@ -39,7 +40,7 @@ NOWHERE = LocalSysbench(reason="sysbench is not on this machine's PATH")
 def sysbench_items(cmd, s: Snapshot, local):
     """The items of the sysbench-* checks for this command and snapshot."""
     ctx = check_context(fact_view(s, "benchmark", default_catalogue()), cmd, local)
-    return [it for it in check_items(ctx) if it.id.startswith("sysbench-")]
+    return [it for it in check_items(ctx, load_entries()) if it.id.startswith("sysbench-")]
 
 
 def snap(name: str = "default", variables: dict[str, str] | None = None, status: dict[str, str] | None = None,

@@ -67,14 +67,15 @@ def test_api_refuses():
 def test_engine_drops_recommendation_missing_on_target():
     kept, notes = check_recommendation({"query_cache_size": "0", "max_connections": "300"}, "mysql", Version(8, 0, 36), default_catalogue())
     assert kept == {"max_connections": "300"}
-    assert notes == ["dropped recommendation query_cache_size = 0: query_cache_size does not exist on mysql 8.0.36: "
+    assert [n.kind for n in notes] == ["dropped"] and [n.variable for n in notes] == ["query_cache_size"]
+    assert [str(n) for n in notes] == ["dropped recommendation query_cache_size = 0: query_cache_size does not exist on mysql 8.0.36: "
                      "removed in mysql 8.0.3"]
     kept, notes = check_recommendation({"innodb_log_files_in_group": "2"}, "mariadb", Version(10, 11, 6), default_catalogue())
-    assert kept == {} and "removed in mariadb 10.6.0" in notes[0]
+    assert kept == {} and "removed in mariadb 10.6.0" in str(notes[0])
     kept, notes = check_recommendation({"innodb_log_files_in_group": "2"}, "mariadb", Version(10, 4, 34), default_catalogue())
     assert kept == {"innodb_log_files_in_group": "2"} and notes == []
     kept, notes = check_recommendation({"my_plugin_var": "1"}, "mysql", Version(8, 0, 36), default_catalogue())
-    assert kept == {"my_plugin_var": "1"} and "not in the variable catalogue" in notes[0]
+    assert kept == {"my_plugin_var": "1"} and "not in the variable catalogue" in str(notes[0]) and notes[0].kind == "unchecked"
 
 
 @pytest.mark.parametrize("variable,value,target", [
@@ -89,7 +90,8 @@ def test_engine_drops_guarded_recommendation_when_rule_fires(variable, value, ta
     out = evaluate(example_snapshot(ex), [rule], catalogue=default_catalogue())[0]
     assert out.status == "fired"
     assert variable not in out.finding.recommendation
-    assert any(n.startswith(f"dropped recommendation {variable} = {value}: {variable} does not exist on")
+    assert any(n.kind == "dropped" and n.variable == variable and str(n).startswith(
+        f"dropped recommendation {variable} = {value}: {variable} does not exist on")
                for n in out.finding.notes), out.finding.notes
 
 

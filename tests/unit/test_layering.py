@@ -35,22 +35,23 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("advisor", "advisor.errors", "advisor.units", "advisor.versions", "advisor.measure")),
     ("model", ("advisor.snapshot", "advisor.sysbench", "advisor.knowledge.schema", "advisor.knowledge.defaults",
                "advisor.knowledge.catalogue", "advisor.knowledge.rulecheck", "advisor.data")),
-    ("core", ("advisor.rules", "advisor.report", "advisor.checklist")),
+    ("core", ("advisor.rules", "advisor.report", "advisor.checklist", "advisor.mycnf")),
     ("edge", ("advisor.cache", "advisor.knowledge", "advisor.rules.loader", "advisor.rules.lint", "advisor.collect",
-              "advisor.mycnf")),
+              "advisor.mycnf.cnf", "advisor.mycnf.verify", "advisor.mycnf.validate", "advisor.mycnf.trial")),
     ("orchestration", ("advisor.api", "advisor.fleet")),
-    ("render", ("advisor.render", "advisor.rules.docs")),
+    ("render", ("advisor.render",)),
     ("cli", ("advisor.cli", "advisor.commands", "advisor.__main__")),
 ]
 
 # The pure core: evaluating rules, sizers and checks over a snapshot that was handed in.
 CORE = ("advisor.rules", "advisor.knowledge.catalogue", "advisor.knowledge.schema", "advisor.knowledge.defaults",
         "advisor.knowledge.rulecheck", "advisor.measure", "advisor.sysbench", "advisor.checklist", "advisor.report",
-        "advisor.snapshot", "advisor.units", "advisor.versions")
-NOT_CORE = ("advisor.rules.loader", "advisor.rules.lint", "advisor.rules.docs")
+        "advisor.snapshot", "advisor.units", "advisor.versions", "advisor.mycnf.model", "advisor.mycnf.plan",
+        "advisor.mycnf.compare", "advisor.mycnf.profile")
+NOT_CORE = ("advisor.rules.loader", "advisor.rules.lint")
 # What the core must not reach: I/O modules of advisor and of the standard library, drivers, clocks.
 CORE_FORBIDDEN = ("advisor.collect", "advisor.cache", "advisor.api", "advisor.fleet", "advisor.render",
-                  "advisor.commands", "advisor.cli", "advisor.rules.loader", "advisor.rules.lint", "advisor.rules.docs",
+                  "advisor.commands", "advisor.cli", "advisor.rules.loader", "advisor.rules.lint",
                   "pymysql", "subprocess", "socket", "ssl", "os", "pathlib", "shutil", "tempfile", "pickle", "io",
                   "glob", "tomllib", "tomli", "importlib", "time", "datetime", "urllib", "http", "threading",
                   "concurrent", "select", "signal")

@@ -99,7 +99,7 @@ def test_rule_cache_is_used_and_invalidated(tmp_path, monkeypatch):
     f = d / "thing-wrong.toml"
     f.write_text(BASE)
     first = load_rules([d], builtin=False)
-    cached = list((tmp_path / "cache" / "advisor").glob("rules-*.pickle"))
+    cached = list((tmp_path / "cache" / "advisor").glob("catalogue-*.pickle"))
     assert len(cached) == 1
     again = load_rules([d], builtin=False)
     assert [r.spec for r in again] == [r.spec for r in first]
@@ -116,6 +116,6 @@ def test_corrupt_cache_is_a_miss(tmp_path, monkeypatch):
     d.mkdir()
     (d / "thing-wrong.toml").write_text(BASE)
     load_rules([d], builtin=False)
-    for p in (tmp_path / "cache" / "advisor").glob("rules-*.pickle"):
+    for p in (tmp_path / "cache" / "advisor").glob("catalogue-*.pickle"):
         p.write_bytes(b"not a pickle")
     assert load_rules([d], builtin=False)[0].id == "thing-wrong"

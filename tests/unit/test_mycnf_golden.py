@@ -18,12 +18,17 @@ import pytest
 from advisor import api
 from advisor.mycnf.model import MycnfOptions
 from advisor.mycnf.profile import Profile
-from advisor.mycnf.render import render
+from advisor.knowledge import default_catalogue
+from advisor.render.mycnf import render as render_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "mycnf"
 PITFALLS = ROOT / "tests" / "fixtures" / "mycnf" / "mariadb-10.11-pitfalls.snapshot.json"
 GiB = 1 << 30
+
+
+def render(plan) -> str:
+    return render_plan(plan, default_catalogue())
 
 
 def _demo(purpose: str, mode: str) -> str:

@@ -9,11 +9,17 @@ from advisor.errors import UsageError
 from advisor.mycnf.cnf import effective, parse_option_text
 from advisor.mycnf.model import MycnfOptions, adapt_to_target, resolve, weakens_durability
 from advisor.mycnf.profile import Profile, check_profile, profile_snapshot
-from advisor.mycnf.proposals import Proposal
-from advisor.mycnf.render import render
+from advisor.knowledge import default_catalogue
+from advisor.render.mycnf import render as render_plan
+from advisor.rules.sizers import Proposal
 from advisor.versions import Version
 
 GiB = 1 << 30
+CAT = default_catalogue()
+
+
+def render(plan) -> str:
+    return render_plan(plan, CAT)
 
 
 def settings_of(text: str) -> dict[str, str]:
@@ -54,31 +60,31 @@ def P(var, value, source="some-rule", kind="rule", severity="warning"):
 
 
 def test_adapt_renames_redo_between_versions():
-    q, note = adapt_to_target(P("innodb_log_file_size", "1G"), "mysql", Version(8, 0, 36), 2)
+    q, note = adapt_to_target(P("innodb_log_file_size", "1G"), "mysql", Version(8, 0, 36), 2, CAT)
     assert q is not None and (q.variable, q.value) == ("innodb_redo_log_capacity", "2G") and "renamed" in note
-    q, note = adapt_to_target(P("innodb_redo_log_capacity", "4G"), "mysql", Version(8, 0, 20), 2)
+    q, note = adapt_to_target(P("innodb_redo_log_capacity", "4G"), "mysql", Version(8, 0, 20), 2, CAT)
     assert q is not None and (q.variable, q.value) == ("innodb_log_file_size", "2G")
-    q, note = adapt_to_target(P("innodb_redo_log_capacity", "4G"), "mariadb", Version(10, 11, 6), 1)
+    q, note = adapt_to_target(P("innodb_redo_log_capacity", "4G"), "mariadb", Version(10, 11, 6), 1, CAT)
     assert q is not None and (q.variable, q.value) == ("innodb_log_file_size", "4G")
 
 
 def test_adapt_drops_what_the_target_does_not_have():
-    q, why = adapt_to_target(P("query_cache_size", "0"), "mysql", Version(8, 0, 36), 2)
+    q, why = adapt_to_target(P("query_cache_size", "0"), "mysql", Version(8, 0, 36), 2, CAT)
     assert q is None and "removed" in why
-    q, why = adapt_to_target(P("innodb_log_files_in_group", "2"), "mariadb", Version(10, 11, 6), 1)
+    q, why = adapt_to_target(P("innodb_log_files_in_group", "2"), "mariadb", Version(10, 11, 6), 1, CAT)
     assert q is None and "removed in mariadb 10.6.0" in why
-    q, why = adapt_to_target(P("no_such_variable_x", "1"), "mysql", Version(8, 0, 36), 2)
+    q, why = adapt_to_target(P("no_such_variable_x", "1"), "mysql", Version(8, 0, 36), 2, CAT)
     assert q is None and "not in the variable catalogue" in why
-    q, why = adapt_to_target(P("log_bin", "ON"), "mysql", Version(8, 0, 36), 2)
+    q, why = adapt_to_target(P("log_bin", "ON"), "mysql", Version(8, 0, 36), 2, CAT)
     assert q is None and "file name" in why
-    q, why = adapt_to_target(P("max_connections", "0"), "mysql", Version(8, 0, 36), 2)
+    q, why = adapt_to_target(P("max_connections", "0"), "mysql", Version(8, 0, 36), 2, CAT)
     assert q is None and "below the minimum" in why
 
 
 def test_adapt_writes_sizes_and_rounds_like_the_server():
-    q, _ = adapt_to_target(P("sort_buffer_size", "262144"), "mysql", Version(8, 0, 36), 2)
+    q, _ = adapt_to_target(P("sort_buffer_size", "262144"), "mysql", Version(8, 0, 36), 2, CAT)
     assert q is not None and q.value == "256K"
-    q, note = adapt_to_target(P("read_buffer_size", "130000"), "mysql", Version(8, 0, 36), 2)
+    q, note = adapt_to_target(P("read_buffer_size", "130000"), "mysql", Version(8, 0, 36), 2, CAT)
     assert q is not None and q.value == "124K" and "multiple of 4096" in note
 
 
@@ -234,7 +240,7 @@ def test_memory_unknown_is_said_and_nothing_is_sized_from_it():
 # ---------------------------------------------------------------- profiles
 
 def test_profile_snapshot_carries_catalogue_defaults_and_host_facts():
-    snap = profile_snapshot(Profile(16 * GiB, 8, "hdd", "mysql", "8.4.3", "oltp"))
+    snap = profile_snapshot(Profile(16 * GiB, 8, "hdd", "mysql", "8.4.3", "oltp"), CAT)
     v = snap.server.variables
     assert v["innodb_io_capacity"] == "10000" and v["innodb_flush_method"] == "O_DIRECT"
     assert v["innodb_read_io_threads"] == "4"          # 8.4 formula: max(4, cpus / 2)

@@ -12,10 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor import api
-from advisor.mycnf.budget import TARGET_FRACTION, Values, compute_budget
+from advisor.knowledge import default_catalogue
 from advisor.mycnf.cnf import effective, option_to_variable, parse_option_text
 from advisor.mycnf.profile import Profile, profile_snapshot
-from advisor.mycnf.render import render
+from advisor.render.mycnf import render
+from advisor.rules.memory import TARGET_FRACTION, PlannedValues, compute_budget
 from advisor.versions import Version
 
 VERSIONS = {
@@ -62,12 +63,13 @@ def test_memory_budget_never_exceeds_the_memory_given_over_500_profiles():
         prof, purpose, unsafe, mode = case
         seen.append(prof)
         plan = api.mycnf_profile(prof, purpose=purpose, mode=mode, allow_unsafe_durability=unsafe)
-        text = render(plan)
+        text = render(plan, default_catalogue())
         v = prof.parsed_version
         written = file_settings(text, prof.flavor, v)
-        effective_values = dict(profile_snapshot(prof).server.variables)
+        effective_values = dict(profile_snapshot(prof, default_catalogue()).server.variables)
         effective_values.update(written)
-        budget = compute_budget(Values(prof.flavor, v, effective_values, prof.cores), prof.ram_bytes)
+        budget = compute_budget(PlannedValues(prof.flavor, v, effective_values, default_catalogue(), prof.cores),
+                                prof.ram_bytes)
         assert budget.total <= prof.ram_bytes, (prof, budget.total)
         assert budget.total <= prof.ram_bytes * TARGET_FRACTION + 1, (prof, budget.total)
         assert plan.budget.total == budget.total

@@ -12,8 +12,7 @@ import pytest
 
 from advisor import knowledge as K
 from advisor.rules import formulas as F
-from advisor.rules.derived.memory import dedicated_bp_for_ram
-from advisor.rules.docs import render_rule_doc
+from advisor.rules.sizing import dedicated_buffer_pool_bytes as dedicated_bp_for_ram
 from advisor.rules.engine import evaluate
 from advisor.rules.examples import example_snapshot
 from advisor.rules.examples_run import run_examples
@@ -101,34 +100,7 @@ def test_rule_variables_exist_where_the_rule_applies(rule):
 
 # ---------------------------------------------------------------- docs
 
-@pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
-def test_doc_page_is_current(rule):
-    page = ROOT / "docs" / "rules" / f"{rule.id}.md"
-    assert page.is_file(), f"missing {page}; run `python3 -m advisor.rules.docs docs/rules`"
-    assert page.read_text(encoding="utf-8") == render_rule_doc(rule), \
-        f"{page} is stale; run `python3 -m advisor.rules.docs docs/rules`"
-
-
-def test_no_stray_doc_pages():
-    pages = {p.stem for p in (ROOT / "docs" / "rules").glob("*.md")} - {"README", "_reference"}
-    assert pages == {r.id for r in RULES}
-    index = (ROOT / "docs" / "rules" / "README.md").read_text(encoding="utf-8")
-    assert all(f"[{r.id}]({r.id}.md)" in index for r in RULES)
-
-
-@pytest.mark.parametrize("rule_id", ["log-buffer-small", "tidb-async-commit-off", "flush-method-fsync"])
-def test_explain_prints_the_doc_page(rule_id):
-    p = subprocess.run([sys.executable, "-m", "advisor", "explain", rule_id], capture_output=True, text=True, timeout=60)
-    assert p.returncode == 0, p.stderr
-    assert p.stdout == (ROOT / "docs" / "rules" / f"{rule_id}.md").read_text(encoding="utf-8")
-
-
-def test_reference_page_is_current():
-    from advisor.rules.docs import REFERENCE, render_reference
-
-    page = ROOT / "docs" / "rules" / REFERENCE
-    assert page.read_text(encoding="utf-8") == render_reference(), \
-        f"{page} is stale; run `python3 -m advisor.rules.docs docs/rules`"
+# (the pages of every entry kind are checked in tests/unit/test_pages.py)
 
 
 def test_writing_rules_guide_covers_every_key():

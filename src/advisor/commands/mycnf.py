@@ -148,9 +148,10 @@ def mycnf(
                          workload=workload.value if workload is not None else None,
                          allow_unsafe_durability=allow_unsafe_durability, rules_dirs=rules or [],
                          ignore=split_ids(ignore), source=source)
-    from advisor.mycnf.render import render
+    from advisor.knowledge import default_catalogue
+    from advisor.render.mycnf import render
 
-    write_output(render(plan), output)
+    write_output(render(plan, default_catalogue()), output)
 
 
 def _validate(path: str, flavor: Optional[Flavor], version: Optional[str], snapshot: Optional[str], demo: bool,
@@ -159,7 +160,9 @@ def _validate(path: str, flavor: Optional[Flavor], version: Optional[str], snaps
 
     from advisor import api
     from advisor.errors import InvalidInputError, UsageError
-    from advisor.mycnf.validate import render_text, validate_file
+    from advisor.knowledge import default_catalogue
+    from advisor.mycnf.validate import validate_file
+    from advisor.render.validate import render_text
     from advisor.versions import Version
 
     if not Path(path).is_file():
@@ -188,7 +191,7 @@ def _validate(path: str, flavor: Optional[Flavor], version: Optional[str], snaps
             m = snap.host.memory
             limit = m.effective_limit_bytes or m.cgroup_limit_bytes or m.total_bytes
     else:
-        from advisor.mycnf.validate import find_local_target
+        from advisor.mycnf.trial import find_local_target
 
         found = find_local_target()
         if found is None:
@@ -196,7 +199,8 @@ def _validate(path: str, flavor: Optional[Flavor], version: Optional[str], snaps
                              "e.g. advisor mycnf --validate 99-advisor.cnf --flavor mariadb --version 10.11")
         fl, ver, source = found
     try:
-        res = validate_file(path, fl, ver, source, limit=limit, base_variables=base, server_check=not no_server_check)
+        res = validate_file(path, fl, ver, source, limit=limit, base_variables=base, server_check=not no_server_check,
+                            catalogue=default_catalogue())
     except OSError as e:
         raise InvalidInputError(f"cannot read {path}: {e.strerror}.", "check the file and its permissions.") from None
     write_output(render_text(res), output)

@@ -19,13 +19,18 @@ class ListFormat(str, Enum):
 def list_rules(
     rules: RulesDirs = None,
     fmt: Annotated[ListFormat, typer.Option("--format", "-f", help="text (default) or json.")] = ListFormat.text,
+    everything: Annotated[bool, typer.Option("--all", help="Also list the sizers and the checklist checks.")] = False,
 ) -> None:
-    """List every rule: id, severity, category, title."""
+    """List every rule: id, severity, category, title (with --all also every sizer and checklist check)."""
     import json
 
-    from advisor.rules.loader import load_rules
+    from advisor.rules.loader import load_entries
 
-    loaded = load_rules(rules or [])
+    catalogue = load_entries(rules or [])
+    loaded = list(catalogue.rules)
+    if everything:
+        write_output(_list_all(catalogue, fmt == ListFormat.json), None)
+        return
     if fmt == ListFormat.json:
         items = [{"id": r.id, "title": r.spec.title, "severity": r.spec.severity, "category": r.spec.category,
                   "aliases": r.spec.aliases, "purpose": r.spec.applies_to.purpose, "flavors": r.spec.applies_to.flavors,
@@ -41,7 +46,7 @@ def list_rules(
 def lint(
     directory: Annotated[Optional[str], typer.Argument(help="Rule directory to check (default: the built-in catalogue).")] = None,
 ) -> None:
-    """Validate rule files and run every embedded example; exit 4 on a malformed file, 1 on a failing example."""
+    """Validate catalogue files (rules, sizers, checks) and run every embedded example; exit 4 on a malformed file, 1 on a failing example."""
     from advisor.rules.lint import lint_rules
 
     ok, text = lint_rules(directory)
@@ -51,21 +56,36 @@ def lint(
 
 
 def explain(
-    rule_id: Annotated[str, typer.Argument(help="Rule id (see `advisor rules list`).")],
+    rule_id: Annotated[str, typer.Argument(help="The id of a rule, a sizer (sizing.buffer-pool) or a checklist check "
+                                                "(sysbench-tls); `advisor rules list --all` lists them.")],
     rules: RulesDirs = None,
 ) -> None:
-    """Explain a rule: what it checks, why it matters, an example, the fix, where it applies, references."""
-    from advisor.rules.docs import render_rule_doc
-    from advisor.rules.loader import load_rules
-    from advisor.errors import UsageError
-
-    loaded = load_rules(rules or [])
-    for r in loaded:
-        if rule_id == r.id or rule_id in r.spec.aliases:
-            write_output(render_rule_doc(r), None)
-            return
+    """Explain a rule, sizer or checklist check: what it checks, why it matters, an example, the fix, references."""
     import difflib
 
-    close = difflib.get_close_matches(rule_id, [r.id for r in loaded], n=3)
-    raise UsageError(f"no rule with id {rule_id!r}.",
-                     (f"did you mean {', '.join(close)}? " if close else "") + "`advisor rules list` shows every id.")
+    from advisor.errors import UsageError
+    from advisor.render.pages import entry_page
+    from advisor.rules.loader import load_entries
+
+    catalogue = load_entries(rules or [])
+    entry = catalogue.find(rule_id)
+    if entry is not None:
+        write_output(entry_page(entry, catalogue.variables), None)
+        return
+    close = difflib.get_close_matches(rule_id, [e.id for e in catalogue.entries()], n=3)
+    raise UsageError(f"no rule, sizer or checklist check with id {rule_id!r}.",
+                     (f"did you mean {', '.join(close)}? " if close else "") + "`advisor rules list --all` shows every id.")
+
+
+def _list_all(catalogue, as_json: bool) -> str:  # type: ignore[no-untyped-def]
+    import json
+
+    from advisor.rules.entries import kind_of
+
+    rows = [(kind_of(e), e.id, e.title, e.path) for e in catalogue.entries()]
+    if as_json:
+        return json.dumps({"entries": [{"kind": k, "id": i, "title": t, "file": p} for k, i, t, p in rows]}, indent=2) + "\n"
+    width = max(len(i) for _, i, _, _ in rows)
+    lines = [f"{k:<6} {i:<{width}}  {t}" for k, i, t, _ in rows]
+    counts = {k: sum(1 for r in rows if r[0] == k) for k in ("rule", "sizer", "check")}
+    return "\n".join(lines) + f"\n{counts['rule']} rules, {counts['sizer']} sizers, {counts['check']} checklist checks\n"

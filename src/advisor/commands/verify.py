@@ -34,7 +34,9 @@ def verify(
     from advisor import api
     from advisor.errors import InvalidInputError, UsageError
     from advisor.mycnf.cnf import read_option_file
-    from advisor.mycnf.verify import VerifyResult, compare, render_json, render_text
+    from advisor.knowledge import default_catalogue
+    from advisor.mycnf.verify import VerifyResult, compare
+    from advisor.render.verify import render_json, render_text
     from advisor.units import try_number
     from advisor.versions import Version
 
@@ -62,7 +64,8 @@ def verify(
     uptime = try_number(snap.server.status.get("Uptime", ""))
     age = time.time() - p.stat().st_mtime if snapshot is None else None
     items = compare(parsed.options, snap.server.variables, snap.target.flavor, version,
-                    uptime_s=float(uptime) if uptime is not None else None, file_age_s=age)
+                    uptime_s=float(uptime) if uptime is not None else None, file_age_s=age,
+                    catalogue=default_catalogue())
     if not items:
         raise InvalidInputError(f"{cnf} sets no option in a group the server reads ([mysqld], [server], "
                                 f"[mariadb] ...).", "check the file's group headers.")

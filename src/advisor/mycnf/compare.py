@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.units import format_cnf_size, parse_bool, to_number, try_number
 
 
-def unit_of(name: str, flavor: str, version: Any) -> Optional[str]:
-    from advisor import knowledge
-
-    spec = knowledge.info(name, flavor, version)
+def unit_of(name: str, flavor: str, version: Any, catalogue: VariableCatalogue) -> Optional[str]:
+    """The variable's unit from the catalogue (its entry on this target, else on any flavor)."""
+    spec = catalogue.info(name, flavor, version)
     if spec is not None:
         return spec.unit
-    var = knowledge.catalogue().get(name.lower())
-    return var.unit if var is not None else None
+    return catalogue.unit(name)
 
 
 def _number(value: Any) -> Optional[float]:

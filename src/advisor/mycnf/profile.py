@@ -8,6 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from advisor import __version__
+from advisor.knowledge.catalogue import VariableCatalogue
+from advisor.snapshot import BlockDevice, Cpu, HostFacts, Memory, Missing, ServerFacts, Snapshot, Storage, Target
+from advisor.units import format_cnf_size, format_size
 from advisor.versions import Version
 
 DISKS = {  # --disk value -> snapshot device class
@@ -40,16 +44,12 @@ class Profile:
         return Version.parse(self.version)
 
     def describe(self) -> str:
-        from advisor.units import format_cnf_size
-
         return (f"--profile --ram {format_cnf_size(self.ram_bytes)} --cores {self.cores} --disk {self.disk} "
                 f"--flavor {self.flavor} --version {self.version} --workload {self.workload}")
 
 
 def check_profile(p: Profile) -> Optional[str]:
     """Why the profile cannot be used, or None."""
-    from advisor.units import format_size
-
     if p.flavor not in PROFILE_FLAVORS:
         return f"--flavor {p.flavor!r} is not one of {', '.join(PROFILE_FLAVORS)} (TiDB is configured in tidb.toml, not my.cnf)"
     if p.disk not in DISKS:
@@ -66,20 +66,18 @@ def check_profile(p: Profile) -> Optional[str]:
     return None
 
 
-def profile_snapshot(p: Profile):  # -> Snapshot
-    """The synthetic snapshot of a profile."""
-    from advisor import __version__, knowledge
-    from advisor.snapshot import BlockDevice, Cpu, HostFacts, Memory, Missing, ServerFacts, Snapshot, Storage, Target
+def profile_snapshot(p: Profile, catalogue: VariableCatalogue) -> Snapshot:
+    """The synthetic snapshot of a profile: the catalogue's defaults for it as the server's variables."""
 
     v = p.parsed_version
     version_string = f"{v}-MariaDB" if p.flavor == "mariadb" else (f"{v}-0" if p.flavor == "percona" else str(v))
     comment = {"mysql": "MySQL Community Server - GPL", "percona": "Percona Server (GPL)",
                "mariadb": "mariadb.org binary distribution"}[p.flavor]
     variables: dict[str, str] = {}
-    bp_default = knowledge.default_for("innodb_buffer_pool_size", p.flavor, v)
+    bp_default = catalogue.default_for("innodb_buffer_pool_size", p.flavor, v)
     bp = int(bp_default) if bp_default is not None else None
-    for name in knowledge.names():
-        d = knowledge.default_for(name, p.flavor, v, cpus=p.cores, ram_bytes=p.ram_bytes, buffer_pool_bytes=bp)
+    for name in catalogue.names():
+        d = catalogue.default_for(name, p.flavor, v, cpus=p.cores, ram_bytes=p.ram_bytes, buffer_pool_bytes=bp)
         if d is not None:
             variables[name] = d
     variables["version"] = version_string
@@ -107,11 +105,9 @@ def profile_snapshot(p: Profile):  # -> Snapshot
     return snap
 
 
-def state_host_facts(snapshot, ram_bytes: Optional[int], cores: Optional[int], disk: Optional[str]):  # -> Snapshot
+def state_host_facts(snapshot: Snapshot, ram_bytes: Optional[int], cores: Optional[int], disk: Optional[str]) -> Snapshot:
     """A copy of `snapshot` whose host facts include what the user stated with --ram, --cores and
     --disk (they replace collected values: the user knows the machine the file is for)."""
-    from advisor.snapshot import BlockDevice, HostFacts, Memory, Storage
-
     snap = snapshot.model_copy(deep=True)
     host = snap.host if snap.host is not None else HostFacts(source="file")
     if snap.host is None:

@@ -10,12 +10,13 @@ Pure: the caller collects the server's variables (advisor.api.collect) and reads
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from advisor.mycnf.cnf import OptionLine, effective, option_to_variable, server_options
+from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.mycnf.compare import same_value, show, unit_of
+from advisor.mycnf.model import set_global_statement
 from advisor.versions import Version
 
 VERIFY_SCHEMA = "advisor.verify/1"
@@ -55,33 +56,31 @@ class VerifyResult:
                 "items": [i.__dict__ for i in self.items], "notes": list(self.notes)}
 
 
-def _absent_note(key: str, flavor: str, version: Version) -> str:
-    from advisor import knowledge
-
-    if knowledge.exists_on(key, flavor, version) is False:
-        problems = knowledge.check_setting(key, "0", flavor, version)
+def _absent_note(key: str, flavor: str, version: Version, catalogue: VariableCatalogue) -> str:
+    if catalogue.exists_on(key, flavor, version) is False:
+        problems = catalogue.check_setting(key, "0", flavor, version)
         return problems[0] if problems else f"{key} does not exist on {flavor} {version}"
     return "the server shows no variable for this option (an option-only setting, or a plugin that is not loaded)"
 
 
 def compare(options: list[OptionLine], variables: dict[str, str], flavor: str, version: Version,
-            uptime_s: Optional[float] = None, file_age_s: Optional[float] = None) -> list[VerifyItem]:
-    from advisor import knowledge
-
+            uptime_s: Optional[float] = None, file_age_s: Optional[float] = None, *,
+            catalogue: VariableCatalogue) -> list[VerifyItem]:
     server = {k.lower(): v for k, v in variables.items()}
     items: list[VerifyItem] = []
     for key, o in effective(server_options(options, flavor, version)).items():
         mapped = option_to_variable(key, o.value, lambda n: n in server)
         if mapped is None:
-            items.append(VerifyItem(o.name, o.where(), o.value, None, None, "not_applicable", _absent_note(key, flavor, version)))
+            items.append(VerifyItem(o.name, o.where(), o.value, None, None, "not_applicable",
+                                    _absent_note(key, flavor, version, catalogue)))
             continue
         var, want = mapped
         have = server[var]
-        unit = unit_of(var, flavor, version)
+        unit = unit_of(var, flavor, version, catalogue)
         if same_value(want, have, unit):
             items.append(VerifyItem(o.name, o.where(), o.value, var, have, "applied"))
             continue
-        spec = knowledge.info(var, flavor, version)
+        spec = catalogue.info(var, flavor, version)
         note = _differs_note(var, want, spec, uptime_s, file_age_s)
         items.append(VerifyItem(o.name, o.where(), o.value, var, have, "differs",
                                 f"file {show(want, unit)}, server {show(have, unit)}" + (f"; {note}" if note else "")))
@@ -102,9 +101,7 @@ def _differs_note(var: str, want: str, spec: Any, uptime_s: Optional[float], fil
     restarted = uptime_s is not None and file_age_s is not None and uptime_s < file_age_s
     if not restarted:
         if spec is not None and spec.dynamic:
-            from advisor.mycnf.model import _set_global
-
-            note = f"dynamic: {_set_global(var, want, spec.unit)} applies it now, or restart"
+            note = f"dynamic: {set_global_statement(var, want, spec.unit)} applies it now, or restart"
         else:
             note = "needs a restart to take effect"
         if uptime_s is not None and file_age_s is not None:
@@ -117,26 +114,3 @@ def _differs_note(var: str, want: str, spec: Any, uptime_s: Optional[float], fil
     elif var in ("table_open_cache", "max_connections", "open_files_limit"):
         why = "the server lowers it when open_files_limit (ulimit -n) cannot hold it; " + why
     return f"the server started after the file was written but shows another value: {why}"
-
-
-def render_text(r: VerifyResult) -> str:
-    label = {"applied": "applied", "differs": "DIFFERS", "not_applicable": "not applicable"}
-    lines = [f"advisor verify: {r.flavor} {r.version} at {r.server} against {r.path}", ""]
-    width = max((len(i.option) for i in r.items), default=10)
-    for i in r.items:
-        val = "" if i.file_value is None else f" = {i.file_value}"
-        left = f"  {label[i.status]:<15} {i.option}{val}"
-        if i.status == "applied":
-            right = f"server: {i.server_value}"
-        else:
-            right = i.note
-        lines.append(f"{left:<{width + 36}} {right}".rstrip())
-    lines.append("")
-    lines += [f"note: {n}" for n in r.notes]
-    lines.append(f"{r.count('applied')} applied, {r.count('differs')} differ, {r.count('not_applicable')} not applicable"
-                 + (": everything applicable is in effect." if r.exit_code == 0 else "."))
-    return "\n".join(lines) + "\n"
-
-
-def render_json(r: VerifyResult) -> str:
-    return json.dumps(r.to_dict(), indent=2) + "\n"

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from advisor.checklist import PHASE_TITLES, Checklist, Item
+from advisor.render.templates import render_template
 
 TEMPLATE = "checklist.md.j2"
 STATUS_LABEL = {"pass": "pass", "fail": "FAIL", "unknown": "unknown", "manual": "manual"}
@@ -62,7 +63,7 @@ def view_model(cl: Checklist) -> dict[str, Any]:
               for p, items in cl.by_phase() if items]
     footer: list[str] = []
     if cl.omitted or cl.notes:
-        footer += ["## Notes", ""]
+        footer += ["", "## Notes", ""]
         if cl.omitted:
             footer.append("- Not applicable to this target (omitted): "
                           + "; ".join(f"{_code(o['rule'])}: {_text(o['reason'])}" for o in cl.omitted) + ".")
@@ -70,18 +71,8 @@ def view_model(cl: Checklist) -> dict[str, Any]:
     return {"header": header, "phases": phases, "footer": footer}
 
 
-def _environment() -> Any:
-    import jinja2
-
-    from importlib.resources import files
-
-    loader = jinja2.FunctionLoader(lambda name: (files("advisor.templates") / name).read_text(encoding="utf-8"))
-    return jinja2.Environment(loader=loader, undefined=jinja2.StrictUndefined, autoescape=False,
-                              keep_trailing_newline=True, trim_blocks=False, lstrip_blocks=False)
-
-
 def render_markdown(cl: Checklist) -> str:
-    text = _environment().get_template(TEMPLATE).render(**view_model(cl))
+    text = render_template(TEMPLATE, view_model(cl))
     return text.rstrip() + "\n"
 
 

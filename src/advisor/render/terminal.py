@@ -45,7 +45,7 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
             if f.fix:
                 lines.append(wrap("fix: " + f.fix, "    "))
             for n in f.notes:
-                lines.append(wrap("note: " + n, "    "))
+                lines.append(wrap(f"note: {n}", "    "))
             lines.append(c("dim", f"    see: advisor explain {f.rule}"))
             lines.append("")
     if measured:

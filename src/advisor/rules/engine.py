@@ -8,7 +8,7 @@ item is true, otherwise unknown propagates. Every outcome carries a reason.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Literal, Optional
 
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules import ops
@@ -19,6 +19,24 @@ from advisor.rules.schema import AllOf, AnyOf, Condition, Leaf, NotOf, Rule
 from advisor.snapshot import Snapshot
 from advisor.units import format_number, format_size
 from advisor.versions import Version
+
+
+NoteKind = Literal["dropped", "unchecked", "no_value"]
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the engine did to a finding's recommendation: dropped a setting the target would not
+    take (kind dropped, with the variable and value), kept one the catalogue does not know (unchecked),
+    or found no computed value (no_value). Other modules read the fields, never the text."""
+
+    kind: NoteKind
+    text: str
+    variable: Optional[str] = None
+    value: Optional[str] = None
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)
@@ -33,7 +51,7 @@ class Finding:
     recommendation: dict[str, str]
     references: list[str]
     fix: str = ""
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     units: dict[str, str] = field(default_factory=dict)  # evidence path -> unit (FactView.unit), for renderers
 
     def to_dict(self) -> dict[str, Any]:
@@ -41,7 +59,7 @@ class Finding:
             "rule": self.rule, "severity": self.severity, "category": self.category, "title": self.title,
             "message": self.message, "variables": list(self.variables), "evidence": dict(self.evidence),
             "recommendation": dict(self.recommendation), "references": list(self.references),
-            "fix": self.fix, "notes": list(self.notes),
+            "fix": self.fix, "notes": [str(n) for n in self.notes],
         }
 
 
@@ -180,7 +198,7 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
             fix = ov.fix or fix
 
     recommendation: dict[str, str] = {}
-    notes: list[str] = []
+    notes: list[Note] = []
     for rec, cond in zip(spec.recommend, rule.recommend_whens):
         if cond is not None:
             rr, _ = eval_condition(cond, view)
@@ -192,7 +210,7 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
             except FactMissing as e:
                 out = e.unknown
             if isinstance(out, Unknown):
-                notes.append(f"no computed recommendation: {out.reason}")
+                notes.append(Note("no_value", f"no computed recommendation: {out.reason}"))
                 continue
             recommendation.update({k: str(v) for k, v in out.items()})
         elif rec.variable is not None and rec.value is not None:
@@ -231,21 +249,22 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
 
 
 def check_recommendation(recommendation: dict[str, str], flavor: str, version: Version,
-                         catalogue: VariableCatalogue) -> tuple[dict[str, str], list[str]]:
+                         catalogue: VariableCatalogue) -> tuple[dict[str, str], list[Note]]:
     """Keep the recommended settings the target can take; drop, with a note, one that names a variable
     that does not exist on the target (e.g. query_cache_size on MySQL 8.0) or a value it would refuse.
     A variable the catalogue does not know is kept, with a note that it was not checked."""
     kept: dict[str, str] = {}
-    notes: list[str] = []
+    notes: list[Note] = []
     for var, value in recommendation.items():
         known = catalogue.exists_on(var, flavor, version)
         if known is None:
             kept[var] = value
-            notes.append(f"{var} is not in the variable catalogue for {flavor}; the recommended value was not checked")
+            notes.append(Note("unchecked", f"{var} is not in the variable catalogue for {flavor}; the recommended "
+                              "value was not checked", var, value))
             continue
         problems = catalogue.check_setting(var, value, flavor, version)
         if problems:
-            notes.append(f"dropped recommendation {var} = {value}: {problems[0]}")
+            notes.append(Note("dropped", f"dropped recommendation {var} = {value}: {problems[0]}", var, value))
             continue
         kept[var] = value
     return kept, notes

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from advisor import __version__
-from advisor.rules.schema import Example
 from advisor.snapshot import Snapshot
 from advisor.versions import Version
 
@@ -17,7 +16,8 @@ def _set(tree: dict[str, Any], parts: list[str], value: Any) -> None:
     cur[parts[-1]] = value
 
 
-def example_snapshot(ex: Example) -> Snapshot:
+def example_snapshot(ex: Any) -> Snapshot:
+    """The snapshot an example describes (`ex.target`, `ex.facts`): a rule's, a sizer's or a check's."""
     flavor, version = ex.target.split()
     v = Version.parse(version)
     doc: dict[str, Any] = {

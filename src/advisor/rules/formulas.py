@@ -1,4 +1,6 @@
-"""Named formulas for computed recommendations. Pure; each has unit tests.
+"""Named formulas for computed recommendations. Pure; each has unit tests (tests/unit/test_formulas.py).
+The sizing arithmetic they share with the sizers (dedicated buffer pool, redo floor and target, I/O
+capacity by device, log buffer) is advisor.rules.sizing.
 
 A formula takes the fact view and the rule's `args` and returns {variable: value} — the
 variable named as the target version names it, the value as my.cnf writes it — or Unknown.
@@ -11,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from advisor.rules.derived.common import default_inputs
+from advisor.rules.sizing import (IO_CAPACITY_BY_CLASS, dedicated_buffer_pool_bytes, log_buffer_target, redo_floor,
+                                  redo_target_bytes, round_up)
 from advisor.rules.derived.version import pinned_old_defaults_list
 from advisor.rules.facts import FactView, Unknown
 from advisor.units import format_cnf_size
@@ -41,27 +45,11 @@ def formula(name: str, doc: str) -> Callable[[FormulaFn], FormulaFn]:
     return deco
 
 
-def round_up(n: float, step: int) -> int:
-    return int(math.ceil(n / step) * step)
-
-
-def redo_target_bytes(per_hour: float | None, purpose: str, floor: int | None = None, cap: int = 16 * GiB) -> int:
-    """Redo capacity that holds one hour of writes, at least a floor (2 GiB for benchmarks, where
-    a load phase writes far more than steady state; 1 GiB otherwise), at most `cap`, rounded up
-    to 512 MiB. One hour follows Percona's classic sizing advice; the 16 GiB cap matches MySQL
-    8.4's innodb_dedicated_server ceiling."""
-    if floor is None:
-        floor = 2 * GiB if purpose == "benchmark" else 1 * GiB
-    want = max(float(floor), per_hour or 0.0)
-    return min(cap, round_up(want, 512 * MiB))
-
-
 @formula("redo_size", "Redo capacity for one hour of measured writes (floor 1 GiB, 2 GiB for benchmarks, "
          "cap 16 GiB), named for the target: innodb_redo_log_capacity on MySQL/Percona ≥ 8.0.30, "
          "innodb_log_file_size (per file) before and on MariaDB.")
 def redo_size(v: FactView, **_: Any) -> Any:
-    per_hour = v.get("derived.redo_bytes_per_hour")
-    target = redo_target_bytes(None if isinstance(per_hour, Unknown) else per_hour, v.purpose)
+    target = redo_target_bytes(v.known("derived.redo_bytes_per_hour"), redo_floor(v.purpose)[0])
     if v.flavor == "tidb":
         return Unknown("TiDB has no InnoDB redo log")
     if v.flavor in ("mysql", "percona") and v.version >= Version(8, 0, 30):
@@ -81,16 +69,6 @@ def flavor_default(v: FactView, variable: str, **_: Any) -> Any:
     return {variable: d}
 
 
-def dedicated_buffer_pool_bytes(memory: int, chunk: int = 128 * MiB) -> int:
-    """innodb_dedicated_server's buffer pool rule applied to the memory the server may use: below
-    1 GiB the 128 MiB default, 1-4 GiB half, above 4 GiB three quarters (MySQL 8.0/8.4 manual,
-    innodb_dedicated_server); rounded down to the 128 MiB chunk size."""
-    if memory < GiB:
-        return 128 * MiB
-    want = memory * 0.5 if memory <= 4 * GiB else memory * 0.75
-    return max(chunk, int(want // chunk) * chunk)
-
-
 @formula("buffer_pool_for_memory", "innodb_buffer_pool_size sized as innodb_dedicated_server sizes it, applied to "
          "the memory the server may use (the cgroup limit when lower than RAM): 50 % of 1-4 GiB, 75 % above, "
          "in 128 MiB chunks.")
@@ -98,7 +76,7 @@ def buffer_pool_for_memory(v: FactView, **_: Any) -> Any:
     lim = v.num("derived.memory_limit_bytes")
     if isinstance(lim, Unknown):
         return lim
-    return {"innodb_buffer_pool_size": format_cnf_size(dedicated_buffer_pool_bytes(int(lim)))}
+    return {"innodb_buffer_pool_size": format_cnf_size(dedicated_buffer_pool_bytes(int(lim), chunk=128 * MiB))}
 
 
 # ---------------------------------------------------------------- buffer pool, connections, caches
@@ -251,15 +229,6 @@ def tmp_table_pair(v: FactView, **_: Any) -> Any:
     return {"tmp_table_size": both, "max_heap_table_size": both}
 
 
-IO_CAPACITY_BY_CLASS: dict[str, tuple[int, int]] = {
-    # (innodb_io_capacity, innodb_io_capacity_max)
-    "rotational": (200, 400),       # refman: ~100 per 7200 rpm disk; 200 = the pre-8.4 default
-    "ssd": (1000, 2000),            # refman: around 1000 for high-end SSDs
-    "nvme_client": (1000, 2000),    # flushes are slow without power-loss protection: keep it moderate
-    "nvme_plp": (10000, 20000),     # MySQL 8.4's defaults, chosen for current SSD/NVMe storage
-}
-
-
 @formula("io_capacity_for_device", "innodb_io_capacity / innodb_io_capacity_max by datadir device class: "
          "rotational 200/400, SATA/SAS SSD 1000/2000, client NVMe 1000/2000, datacenter NVMe 10000/20000.")
 def io_capacity_for_device(v: FactView, **_: Any) -> Any:
@@ -270,14 +239,6 @@ def io_capacity_for_device(v: FactView, **_: Any) -> Any:
         return Unknown(f"no I/O capacity is recommended for device class {c!r}")
     cap, mx = IO_CAPACITY_BY_CLASS[c]
     return {"innodb_io_capacity": str(cap), "innodb_io_capacity_max": str(mx)}
-
-
-def log_buffer_target(current: int, waits: float) -> int:
-    """64 MiB (MySQL 8.4's default); when the log already waited at that size or more, double it,
-    at most 256 MiB."""
-    if waits > 0 and current >= 64 * MiB:
-        return min(256 * MiB, current * 2)
-    return max(current, 64 * MiB)
 
 
 @formula("log_buffer_size", "innodb_log_buffer_size = 64 MiB (MySQL 8.4's default); doubled (max 256 MiB) when "

@@ -1,4 +1,6 @@
-"""Load rule files (TOML) into validated Rule objects. Errors name the file and the field."""
+"""Load the catalogue's files (TOML) into validated entries: rules, sizers and checklist checks (the
+`kind` key; advisor.rules.entries). Errors name the file and the field. The edge: this module reads
+files and the cache, and hands the core a Catalogue."""
 
 from __future__ import annotations
 
@@ -11,10 +13,13 @@ from pydantic import ValidationError
 from advisor.errors import RuleLoadError
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.knowledge.rulecheck import check_recommendations
+from advisor.rules.checks import CHECKS
 from advisor.rules.derived import DERIVED
+from advisor.rules.entries import KINDS, Catalogue, CheckEntry, Entry, SizerEntry, build_catalogue, kind_of
 from advisor.rules.facts import FILTERS, template_paths, validate_path
 from advisor.rules.formulas import FORMULAS
 from advisor.rules.schema import ConditionError, Rule, RuleFile, parse_condition
+from advisor.rules.sizers import SIZERS
 from advisor.versions import VersionRange
 
 PathLike = Union[str, Path, Any]  # Any: importlib.resources Traversable
@@ -38,28 +43,39 @@ def _err(source: str, loc: str, msg: str) -> RuleLoadError:
                          "and docs/writing-rules.md lists every key.")
 
 
-def parse_rule(text: str, source: str, catalogue: Optional[VariableCatalogue] = None) -> Rule:
+def _toml(text: str, source: str) -> dict[str, Any]:
     if sys.version_info >= (3, 11):  # imported here: a cache hit needs no TOML parser
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
     try:
-        raw = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise RuleLoadError(f"{source}: not valid TOML: {e}.", "check quoting and brackets near that line.") from None
+
+
+def _validated(model: Any, raw: dict[str, Any], source: str) -> Any:
     try:
-        spec = RuleFile.model_validate(raw)
+        return model.model_validate(raw)
     except ValidationError as e:
         first = e.errors()[0]
         msg = first["msg"]
         if first["type"] == "extra_forbidden":
-            msg = "unknown key (the rule schema is closed)"
+            msg = "unknown key (the schema is closed)"
         elif "input" in first and first["type"] not in ("missing",):
             inp = first["input"]
             if isinstance(inp, (str, int, float, bool)):
                 msg += f" (got {inp!r})"
         more = f" ({e.error_count() - 1} more problems)" if e.error_count() > 1 else ""
         raise _err(source, _fmt_loc(first["loc"]), msg + more) from None
+
+
+def parse_rule(text: str, source: str, catalogue: Optional[VariableCatalogue] = None) -> Rule:
+    return rule_from_data(_toml(text, source), source, catalogue)
+
+
+def rule_from_data(raw: dict[str, Any], source: str, catalogue: Optional[VariableCatalogue] = None) -> Rule:
+    spec = _validated(RuleFile, raw, source)
 
     def cond(obj: Any, loc: str):
         try:
@@ -98,15 +114,7 @@ def parse_rule(text: str, source: str, catalogue: Optional[VariableCatalogue] = 
         problem = validate_path(ev, DERIVED)
         if problem:
             raise _err(source, f"evidence[{i}]", problem)
-    for i, ex in enumerate(spec.examples):
-        for key in ex.facts:
-            root = key.split(".", 1)[0]
-            if root not in EXAMPLE_ROOTS:
-                raise _err(source, f"examples[{i}].facts.{key}",
-                           f"examples set collected facts only ({', '.join(EXAMPLE_ROOTS)}); derived and rate facts are computed")
-            problem = validate_path(key, DERIVED)
-            if problem:
-                raise _err(source, f"examples[{i}].facts", problem)
+    _check_example_facts(spec.examples, source)
     if catalogue is None:
         from advisor.knowledge import default_catalogue
 
@@ -116,6 +124,35 @@ def parse_rule(text: str, source: str, catalogue: Optional[VariableCatalogue] = 
     ranges = {fl: VersionRange(r) for fl, r in spec.applies_to.flavors.items()}
     return Rule(spec=spec, path=source, when=when, applies_when=applies, override_whens=overrides,
                 recommend_whens=tuple(rec_whens), ranges=ranges)
+
+
+def _check_example_facts(examples: Iterable[Any], source: str) -> None:
+    for i, ex in enumerate(examples):
+        for key in ex.facts:
+            root = key.split(".", 1)[0]
+            if root not in EXAMPLE_ROOTS:
+                raise _err(source, f"examples[{i}].facts.{key}",
+                           f"examples set collected facts only ({', '.join(EXAMPLE_ROOTS)}); derived and rate facts are computed")
+            problem = validate_path(key, DERIVED)
+            if problem:
+                raise _err(source, f"examples[{i}].facts", problem)
+
+
+def entry_from_data(raw: dict[str, Any], source: str, catalogue: Optional[VariableCatalogue] = None) -> Entry:
+    """A rule, sizer or checklist check from a file's data, by its `kind` (absent: a rule)."""
+    kind = raw.get("kind", "rule")
+    if kind == "rule" and "kind" not in raw:
+        return rule_from_data(raw, source, catalogue)
+    if kind not in KINDS or KINDS[kind].schema is None:
+        raise _err(source, "kind", f"expected one of {', '.join(k for k in KINDS if KINDS[k].schema)} or no kind "
+                   f"for a rule (got {kind!r})")
+    spec = _validated(KINDS[kind].schema, raw, source)
+    _check_example_facts(spec.examples, source)
+    logic = SIZERS if kind == "sizer" else CHECKS
+    if spec.id not in logic:
+        where = "advisor/rules/sizers.py (@sizer)" if kind == "sizer" else "advisor/rules/checks/ (@CHECKS.define)"
+        raise _err(source, "id", f"no {kind} function is registered for {spec.id!r}; register one in {where}")
+    return SizerEntry(spec, source) if kind == "sizer" else CheckEntry(spec, source)
 
 
 def _check_placeholder(source: str, field_name: str, path: str, flt: str | None) -> None:
@@ -144,11 +181,21 @@ def builtin_rules_root() -> Any:
 
 
 def load_rules(extra_dirs: Iterable[PathLike] = (), builtin: bool = True) -> list[Rule]:
-    """The built-in catalogue plus user directories (--rules DIR). A duplicate id is an error.
+    """The rules of the built-in catalogue plus user directories (--rules DIR)."""
+    return list(load_entries(extra_dirs, builtin).rules)
 
-    Validated rules are cached (~/.cache/advisor, keyed by every file's size and mtime; set
-    ADVISOR_NO_CACHE=1 to bypass): parsing and validating ~50 TOML files costs ~40 ms per run,
-    reading the cache well under 1 ms."""
+
+def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
+                 variables: Optional[VariableCatalogue] = None) -> Catalogue:
+    """The built-in catalogue plus user directories (--rules DIR), with the variable catalogue, as the
+    Catalogue the core is handed. A duplicate id (across kinds) is an error.
+
+    Validated entries are cached (~/.cache/advisor, keyed by every file's size and mtime and the code
+    that validates them; set ADVISOR_NO_CACHE=1 to bypass): parsing and validating the TOML files
+    costs tens of milliseconds per run, reading the cache about one."""
+    from advisor.knowledge import default_catalogue
+
+    variables = variables or default_catalogue()
     roots: list[tuple[str, Any]] = []
     if builtin:
         roots.append(("rules", builtin_rules_root()))
@@ -162,19 +209,21 @@ def load_rules(extra_dirs: Iterable[PathLike] = (), builtin: bool = True) -> lis
     here = Path(__file__).resolve().parent
     from advisor.cache import cached, code_files
 
-    return cached("rules", files + code_files(here, here.parent / "knowledge"), lambda: _load(files),
-                  lambda x: isinstance(x, list) and all(isinstance(r, Rule) for r in x))
+    loaded = cached("catalogue", files + code_files(here, here.parent / "knowledge"), lambda: _load(files),
+                    lambda x: isinstance(x, tuple) and len(x) == 3)
+    rules, sizers, checks = loaded
+    return build_catalogue(variables, rules, sizers, checks)
 
 
-def _load(files: list[tuple[str, Any]]) -> list[Rule]:
-    rules: list[Rule] = []
+def _load(files: list[tuple[str, Any]]) -> tuple[list[Rule], list[SizerEntry], list[CheckEntry]]:
+    out: tuple[list[Rule], list[SizerEntry], list[CheckEntry]] = ([], [], [])
     seen: dict[str, str] = {}
     for source, f in files:
-        rule = parse_rule(f.read_text(encoding="utf-8"), source)
-        for name in [rule.id, *rule.spec.aliases]:
+        entry = entry_from_data(_toml(f.read_text(encoding="utf-8"), source), source)
+        for name in [entry.id, *entry.aliases]:
             if name in seen:
                 raise RuleLoadError(f"{source}: id: {name!r} is already used by {seen[name]}.",
-                                    "give the rule a new id, or use --ignore to switch off the built-in one.")
+                                    "give the entry a new id, or use --ignore to switch off the built-in rule.")
             seen[name] = source
-        rules.append(rule)
-    return rules
+        out[{"rule": 0, "sizer": 1, "check": 2}[kind_of(entry)]].append(entry)  # type: ignore[index]
+    return out

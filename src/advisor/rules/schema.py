@@ -269,9 +269,23 @@ class Rule:
     recommend_whens: tuple[Optional[Condition], ...]
     ranges: dict[str, VersionRange] = field(default_factory=dict)
 
+    kind: str = "rule"
+
     @property
     def id(self) -> str:
         return self.spec.id
+
+    @property
+    def title(self) -> str:
+        return self.spec.title
+
+    @property
+    def aliases(self) -> list[str]:
+        return list(self.spec.aliases)
+
+    @property
+    def references(self) -> tuple[str, ...]:
+        return tuple(self.spec.references)
 
     def fact_paths(self) -> list[str]:
         out: list[str] = list(self.when.facts())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.rules.derived.memory import dedicated_bp_for_ram
+from advisor.rules.sizing import dedicated_buffer_pool_bytes as dedicated_bp_for_ram
 from advisor.rules.facts import Unknown
 from tests.support.facts import view
 

@@ -49,8 +49,6 @@ CheckFn = Callable[[CheckContext], Optional[CheckResult]]
 @dataclass(frozen=True)
 class CheckLogic:
     id: str
-    phase: Phase
-    title: str
     fn: CheckFn
 
 
@@ -60,11 +58,12 @@ class CheckSet:
     def __init__(self) -> None:
         self.checks: dict[str, CheckLogic] = {}
 
-    def define(self, check_id: str, phase: Phase, title: str) -> Callable[[CheckFn], CheckFn]:
+    def define(self, check_id: str) -> Callable[[CheckFn], CheckFn]:
+        """Register the function of the check whose catalogue entry is rules/checklist/<check_id>.toml."""
         def deco(fn: CheckFn) -> CheckFn:
             if check_id in self.checks:
                 raise ValueError(f"checklist check {check_id} defined twice")
-            self.checks[check_id] = CheckLogic(check_id, phase, title, fn)
+            self.checks[check_id] = CheckLogic(check_id, fn)
             return fn
         return deco
 

@@ -100,8 +100,7 @@ def _touches_the_database(ctx: CheckContext) -> bool:
 
 # ---------------------------------------------------------------- environment
 
-@CHECKS.define("same-client-host", phase="environment",
-               title="Run every run from the same client host, over the same route")
+@CHECKS.define("same-client-host")
 def same_client_host(ctx: CheckContext) -> Optional[CheckResult]:
     t, cmd = ctx.view.snapshot.target, ctx.cmd
     server_addr = t.host if t.transport == "tcp" else "localhost"
@@ -115,8 +114,7 @@ def same_client_host(ctx: CheckContext) -> Optional[CheckResult]:
         command=f"hostname; ip route get {server_addr}")
 
 
-@CHECKS.define("record-versions-config", phase="environment",
-               title="Record the exact versions and configuration with the results")
+@CHECKS.define("record-versions-config")
 def record_versions_config(ctx: CheckContext) -> Optional[CheckResult]:
     rec = recorded_config(ctx.view)
     local = ctx.local
@@ -132,7 +130,7 @@ def record_versions_config(ctx: CheckContext) -> Optional[CheckResult]:
 
 # ---------------------------------------------------------------- data
 
-@CHECKS.define("analyze-after-prepare", phase="data", title="Run ANALYZE TABLE on every table after loading the data")
+@CHECKS.define("analyze-after-prepare")
 def analyze_after_prepare(ctx: CheckContext) -> Optional[CheckResult]:
     if not _touches_the_database(ctx):
         return None
@@ -160,7 +158,7 @@ def analyze_after_prepare(ctx: CheckContext) -> Optional[CheckResult]:
         command=analyze)
 
 
-@CHECKS.define("restore-data-between-runs", phase="data", title="Restore the same data before every run")
+@CHECKS.define("restore-data-between-runs")
 def restore_data_between_runs(ctx: CheckContext) -> Optional[CheckResult]:
     if not _touches_the_database(ctx):
         return None
@@ -197,7 +195,7 @@ def restore_data_between_runs(ctx: CheckContext) -> Optional[CheckResult]:
 
 # ---------------------------------------------------------------- run
 
-@CHECKS.define("warm-up", phase="run", title="Warm up the server before the measured run")
+@CHECKS.define("warm-up")
 def warm_up(ctx: CheckContext) -> Optional[CheckResult]:
     if ctx.cmd is not None:
         return None  # the command's own sysbench-warmup item says how

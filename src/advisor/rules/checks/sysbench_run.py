@@ -32,7 +32,7 @@ def _gb(n: float) -> str:
     return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
 
 
-@CHECKS.define("sysbench-dataset", phase="data", title="The dataset fits the buffer pool (or the I/O-bound test is deliberate)")
+@CHECKS.define("sysbench-dataset")
 def dataset(ctx: CheckContext) -> Optional[CheckResult]:
     cmd, view, era = ctx.cmd, ctx.view, ctx.era
     if not ctx.queries_the_server or not (cmd.uses_sbtest or cmd.test_kind == "custom"):  # type: ignore[union-attr]
@@ -97,7 +97,7 @@ def dataset(ctx: CheckContext) -> Optional[CheckResult]:
                                 "in-memory once the buffer pool is warm.", facts=facts)
 
 
-@CHECKS.define("sysbench-data-prepared", phase="data", title="The data is prepared at the size the run expects")
+@CHECKS.define("sysbench-data-prepared")
 def data_prepared(ctx: CheckContext) -> Optional[CheckResult]:
     cmd, view = ctx.cmd, ctx.view
     if not ctx.queries_the_server or cmd.effective_command not in (None, "run", "prewarm") or not cmd.uses_sbtest:  # type: ignore[union-attr]
@@ -126,7 +126,7 @@ def data_prepared(ctx: CheckContext) -> Optional[CheckResult]:
                        facts=facts)
 
 
-@CHECKS.define("sysbench-rand-type", phase="run", title="The key distribution (--rand-type) is stated")
+@CHECKS.define("sysbench-rand-type")
 def rand_type(ctx: CheckContext) -> Optional[CheckResult]:
     cmd, era, era_why = ctx.cmd, ctx.era, ctx.era_why
     if not _measured_run(ctx):
@@ -160,7 +160,7 @@ def rand_type(ctx: CheckContext) -> Optional[CheckResult]:
                        facts={"rand_type": None, "default": v if not isinstance(v, Unresolved) else None})
 
 
-@CHECKS.define("sysbench-duration", phase="run", title=f"The run lasts long enough (≥ {MIN_RUN_SECONDS} s)")
+@CHECKS.define("sysbench-duration")
 def duration(ctx: CheckContext) -> Optional[CheckResult]:
     cmd = ctx.cmd
     if not _measured_run(ctx):
@@ -189,7 +189,7 @@ def duration(ctx: CheckContext) -> Optional[CheckResult]:
                        evidence=f"--time={t} s.", facts={"time": t})
 
 
-@CHECKS.define("sysbench-warmup", phase="run", title="Warm up before the measured run")
+@CHECKS.define("sysbench-warmup")
 def warmup(ctx: CheckContext) -> Optional[CheckResult]:
     cmd, era = ctx.cmd, ctx.era
     if ctx.queries_the_server and cmd.effective_command == "prewarm":  # type: ignore[union-attr]
@@ -217,7 +217,7 @@ def warmup(ctx: CheckContext) -> Optional[CheckResult]:
                        command=prewarm or "the same sysbench command with --time=120, unmeasured")
 
 
-@CHECKS.define("sysbench-report-interval", phase="run", title="Intermediate results are reported (--report-interval)")
+@CHECKS.define("sysbench-report-interval")
 def report_interval(ctx: CheckContext) -> Optional[CheckResult]:
     cmd = ctx.cmd
     if not _measured_run(ctx):

@@ -36,7 +36,7 @@ def _client_is_local(cmd: SysbenchCommand, view: FactView) -> Optional[bool]:
     return None
 
 
-@CHECKS.define("sysbench-command-line", phase="run", title="sysbench reads the command line as intended")
+@CHECKS.define("sysbench-command-line")
 def command_line(ctx: CheckContext) -> Optional[CheckResult]:
     cmd, local = ctx.cmd, ctx.local
     if cmd is None:
@@ -86,7 +86,7 @@ def command_line(ctx: CheckContext) -> Optional[CheckResult]:
                                 + "." + notes, facts=facts)
 
 
-@CHECKS.define("sysbench-target", phase="environment", title="sysbench connects to the server this checklist is about")
+@CHECKS.define("sysbench-target")
 def target(ctx: CheckContext) -> Optional[CheckResult]:
     cmd, view = ctx.cmd, ctx.view
     if cmd is None or not cmd.is_database_test:
@@ -126,7 +126,7 @@ def target(ctx: CheckContext) -> Optional[CheckResult]:
                        fix=fix, facts=facts)
 
 
-@CHECKS.define("sysbench-route", phase="environment", title="sysbench's network path to the server is not the bottleneck")
+@CHECKS.define("sysbench-route")
 def route(ctx: CheckContext) -> Optional[CheckResult]:
     cmd, view = ctx.cmd, ctx.view
     if not ctx.queries_the_server:
@@ -190,7 +190,7 @@ def route(ctx: CheckContext) -> Optional[CheckResult]:
                                 "up interface on the client.", facts=facts)
 
 
-@CHECKS.define("sysbench-client-cpu", phase="run", title="sysbench threads and the server's CPUs")
+@CHECKS.define("sysbench-client-cpu")
 def client_cpu(ctx: CheckContext) -> Optional[CheckResult]:
     cmd, view = ctx.cmd, ctx.view
     if not ctx.queries_the_server:
@@ -223,7 +223,7 @@ def client_cpu(ctx: CheckContext) -> Optional[CheckResult]:
                        facts=facts)
 
 
-@CHECKS.define("sysbench-max-connections", phase="server", title="max_connections leaves room for every sysbench thread")
+@CHECKS.define("sysbench-max-connections")
 def max_connections(ctx: CheckContext) -> Optional[CheckResult]:
     cmd, view = ctx.cmd, ctx.view
     if not ctx.queries_the_server:
@@ -295,7 +295,7 @@ def tls_check_howto(view: FactView) -> str:
             "status is not available).")
 
 
-@CHECKS.define("sysbench-tls", phase="run", title="TLS is on or off for sysbench's connections on purpose")
+@CHECKS.define("sysbench-tls")
 def tls(ctx: CheckContext) -> Optional[CheckResult]:
     cmd, view, local, era = ctx.cmd, ctx.view, ctx.local, ctx.era
     if not ctx.queries_the_server:

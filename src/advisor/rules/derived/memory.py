@@ -1,18 +1,16 @@
 """Derived facts about memory: the limit the server lives within, the buffer pool against it and
-against the data, and the worst-case memory of the configuration."""
+against the data, and the worst-case memory of the configuration (the memory model of
+advisor.rules.memory over the server's own values)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from advisor.rules.derived.common import GiB, MiB, no_host_facts, ratio
+from advisor.rules import memory, sizing
+from advisor.rules.derived.common import no_host_facts, ratio
 from advisor.rules.facts import FactSet, FactView, Unknown
-from advisor.versions import Version
 
 FACTS = FactSet()
-
-PER_CONNECTION_BUFFERS = ("sort_buffer_size", "join_buffer_size", "read_buffer_size", "read_rnd_buffer_size",
-                          "thread_stack", "binlog_cache_size")
 
 
 @FACTS.define("memory_limit_bytes", "Memory the server may use: the cgroup limit when lower than RAM, else RAM.",
@@ -85,20 +83,10 @@ def buffer_pool_chunk_unit_bytes(v: FactView) -> Any:
     return int(chunk) * int(max(1, v.num_or("var.innodb_buffer_pool_instances", 1)))
 
 
-def dedicated_bp_for_ram(ram_bytes: float) -> int:
-    """innodb_dedicated_server's buffer pool for this much RAM (MySQL 8.0 and 8.4): under 1 GiB the
-    128 MiB default, up to 4 GiB half of it, above that three quarters."""
-    if ram_bytes < GiB:
-        return 128 * MiB
-    if ram_bytes <= 4 * GiB:
-        return int(ram_bytes * 0.5)
-    return int(ram_bytes * 0.75)
-
-
 @FACTS.define("dedicated_buffer_pool_bytes", "The buffer pool innodb_dedicated_server would choose for the host's "
               "RAM (< 1 GiB: 128 MiB; 1–4 GiB: 50 %; > 4 GiB: 75 %).", unit="bytes")
 def dedicated_buffer_pool_bytes(v: FactView) -> Any:
-    return dedicated_bp_for_ram(float(v.need("host.memory.total_bytes")))
+    return sizing.dedicated_buffer_pool_bytes(float(v.need("host.memory.total_bytes")))
 
 
 # ---------------------------------------------------------------- worst-case memory
@@ -115,31 +103,23 @@ def tmp_table_limit_bytes(v: FactView) -> Any:
 def tmp_tables_use_memory_engine(v: FactView) -> Any:
     if v.flavor == "tidb":
         return Unknown("TiDB has no MEMORY-engine temporary tables")
-    if v.flavor == "mariadb" or v.version < Version(8, 0, 0):
+    if v.flavor == "mariadb" or v.version.major < 8:
         return True
-    return str(v.need("var.internal_tmp_mem_storage_engine")).strip().upper() == "MEMORY"
+    return memory.tmp_tables_in_memory_engine(v.flavor, v.version, str(v.need("var.internal_tmp_mem_storage_engine")))
 
 
 @FACTS.define("per_connection_buffer_bytes", "Buffers one busy connection may allocate: sort + join + read + "
               "read_rnd buffers, thread stack, binlog cache, plus one in-memory temporary table where the MEMORY "
               "engine holds them (tmp_table_size / max_heap_table_size, the smaller).", unit="bytes")
 def per_connection_buffer_bytes(v: FactView) -> Any:
-    total = sum(float(v.need_num(f"var.{name}")) for name in PER_CONNECTION_BUFFERS)
-    if v.get("derived.tmp_tables_use_memory_engine") is True:
-        total += v.need("derived.tmp_table_limit_bytes")
-    return total
+    return sum(p.bytes for p in memory.per_connection_parts(memory.ObservedValues(v)))
 
 
 @FACTS.define("global_buffer_bytes", "Memory the server allocates once: buffer pool, redo log buffer, MyISAM key "
               "buffer, Aria page cache (MariaDB), query cache, and the TempTable pool (MySQL 8.0+ with TempTable).",
               unit="bytes")
 def global_buffer_bytes(v: FactView) -> Any:
-    total = float(v.need_num("var.innodb_buffer_pool_size"))
-    for name in ("innodb_log_buffer_size", "key_buffer_size", "aria_pagecache_buffer_size", "query_cache_size"):
-        total += v.num_or(f"var.{name}", 0)
-    if v.get("derived.tmp_tables_use_memory_engine") is False:
-        total += v.num_or("var.temptable_max_ram", 0)
-    return total
+    return sum(line.bytes for line in memory.global_lines(memory.ObservedValues(v)))
 
 
 @FACTS.define("max_memory_bytes", "Worst-case server memory: global buffers + max_connections × per-connection "

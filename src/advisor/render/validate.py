@@ -1,0 +1,41 @@
+"""The text of `advisor mycnf --validate` (a ValidationResult of advisor.mycnf.validate). Returns a
+string; never prints."""
+
+from __future__ import annotations
+
+from advisor.mycnf.validate import ValidationResult
+
+
+def render_text(r: ValidationResult) -> str:
+    label = {"ok": "ok", "problem": "PROBLEM", "warning": "warning", "not_checked": "not checked"}
+    lines = [f"advisor mycnf --validate {r.path}: target {r.flavor} {r.version} ({r.target_source})", ""]
+    for e in r.file_errors:
+        lines.append(f"  PROBLEM      {e}")
+    lines.append("Catalogue:")
+    for i in r.items:
+        val = "" if i.value is None else f" = {i.value}"
+        lines.append(f"  {label[i.status]:<12} {i.option}{val}  ({i.where})" + (f": {i.message}" if i.message else ""))
+    if not r.items:
+        lines.append("  (no server options)")
+    lines.append("Memory budget:")
+    lines += [f"  {b}" for b in r.budget_lines]
+    s = r.server
+    lines.append("Server check:")
+    if not s.ran:
+        lines.append(f"  {s.reason or 'not run'}")
+    else:
+        lines.append(f"  {s.method} ({s.binary}, {s.binary_version}): "
+                     + ("accepted" if s.ok else "REFUSED" if s.ok is False else "inconclusive") + (f"; {s.reason}" if s.reason else ""))
+        lines += [f"  PROBLEM  {p}" for p in s.problems]
+        lines += [f"  warning  {w}" for w in s.warnings]
+        lines += [f"  trial    {o}" for o in s.overrides]
+        same = sum(1 for x in s.readback if x[3])
+        if s.readback:
+            lines.append(f"  read back: {same} of {len(s.readback)} settings as the file sets them")
+    n_prob = sum(1 for i in r.items if i.status == "problem") + len(r.file_errors) + len(s.problems) + (r.budget_ok is False)
+    n_warn = sum(1 for i in r.items if i.status == "warning") + len(s.warnings)
+    lines.append("")
+    lines.append(("valid" if r.ok else "NOT valid") + f": {n_prob} problem(s), {n_warn} warning(s).")
+    return "\n".join(lines) + "\n"
+
+

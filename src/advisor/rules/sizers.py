@@ -1,0 +1,346 @@
+"""Sizers: what a tuned server needs even when no rule fired, as my.cnf lines with their reasons.
+
+Each sizer is one small named function registered with its id; its title, rationale, references and
+examples are a catalogue entry (rules/sizing/<name>.toml, advisor.rules.entries) with a generated page
+(`advisor explain sizing.buffer-pool`). A sizer reads a SizingContext (the snapshot's facts for one
+purpose and workload) and returns a SizerOutcome: fired (proposals, each a my.cnf line with one
+sentence of reasons and numbers), passed (the server already has it), not_applicable, or unknown
+(the fact it needs is missing; the reason says which, and nothing is guessed).
+
+Stages: `propose` sizers run in registry order on every plan (advisor.mycnf.model.build_plan);
+sizing.memory-budget then fits the result into the memory limit (advisor.rules.memory), and
+durability.full states durable values in a complete file (--mode full).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Literal, Mapping, Optional
+
+from advisor.rules import memory
+from advisor.rules.facts import FactView
+from advisor.rules.sizing import (buffer_pool_instances, buffer_pool_unit, connections_for_workload,
+                                  dedicated_buffer_pool_bytes, io_capacity_for, log_buffer_for_workload,
+                                  memory_limit, redo_floor, redo_settings, redo_target_bytes, round_down)
+from advisor.units import format_cnf_size, format_number, format_size, to_number
+
+GiB = 1 << 30
+
+Status = Literal["fired", "passed", "not_applicable", "unknown"]
+Stage = Literal["propose", "fit", "full"]
+KIND_RANK = {"guard": 0, "rule": 1, "sizing": 2}  # lower wins (see advisor.mycnf.model.resolve)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    variable: str
+    value: str          # as my.cnf writes it
+    source: str         # a rule id, or a sizer id (sizing.<name>, durability.<name>)
+    kind: str           # rule | sizing | guard
+    severity: str       # the rule's severity; "sizing", "guard" or "unsafe" otherwise
+    reason: str         # one sentence with the numbers
+    reference: str = "" # URL of the source; empty: the sizer's reference for the target (pick_reference)
+
+    @property
+    def label(self) -> str:
+        if self.kind == "rule":
+            return f"rule {self.source} ({self.severity})"
+        return f"{self.kind} {self.source}"
+
+
+@dataclass(frozen=True)
+class SizerOutcome:
+    status: Status
+    reason: str
+    proposals: tuple[Proposal, ...] = ()
+    variable: Optional[str] = None      # for unknown: the variable that could not be sized
+
+
+@dataclass
+class SizingContext:
+    """What a sizer reads: the facts (a FactView for the plan's purpose), the workload, whether relaxed
+    durability was asked for, and the memory limit (bytes and what bounds it)."""
+
+    view: FactView
+    workload: str
+    allow_unsafe_durability: bool = False
+    limit: Optional[int] = None
+    limit_label: str = "memory"
+    variables: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def cpus(self) -> Optional[int]:
+        h = self.view.snapshot.host
+        return h.cpu.logical_count if h is not None else None
+
+    @property
+    def device_class(self) -> Optional[str]:
+        h = self.view.snapshot.host
+        return h.datadir.device_class if h is not None and h.datadir is not None else None
+
+    def number(self, name: str) -> Optional[int]:
+        n = to_number(self.variables.get(name))
+        return None if n is None else int(n)
+
+
+def sizing_context(view: FactView, workload: str, allow_unsafe_durability: bool = False) -> SizingContext:
+    limit, label = memory_limit(view.snapshot.host)
+    return SizingContext(view, workload, allow_unsafe_durability, limit, label, dict(view.variables()))
+
+
+SizerFn = Callable[[SizingContext], SizerOutcome]
+
+
+@dataclass(frozen=True)
+class SizerLogic:
+    id: str
+    stage: Stage
+    fn: SizerFn
+
+
+SIZERS: dict[str, SizerLogic] = {}
+
+
+def sizer(sizer_id: str, stage: Stage = "propose") -> Callable[[SizerFn], SizerFn]:
+    def deco(fn: SizerFn) -> SizerFn:
+        if sizer_id in SIZERS:
+            raise ValueError(f"sizer {sizer_id} defined twice")
+        SIZERS[sizer_id] = SizerLogic(sizer_id, stage, fn)
+        return fn
+    return deco
+
+
+def pick_reference(references: tuple[str, ...], flavor: str, variable: str) -> str:
+    """The reference a line cites: among the references on the target's documentation site (all of them
+    when none is), the one that names the variable, else the first."""
+    site = "mariadb.com" if flavor == "mariadb" else "dev.mysql.com"
+    pool = [r for r in references if site in r] or list(references)
+    names = (variable, variable.replace("_", "-"))
+    return next((r for r in pool if any(n in r for n in names)), pool[0] if pool else "")
+
+
+def pool_unit(ctx: SizingContext, bp_bytes: int) -> int:
+    """The step the server will round a buffer pool of `bp_bytes` to on this target: chunk × the instance
+    count it will use (the explicit one when the server has a non-default count, else the default)."""
+    cat, fl, ver = ctx.view.catalogue, ctx.view.flavor, ctx.view.version
+    inst_now = ctx.number("innodb_buffer_pool_instances")
+    inst_default = (cat.is_default("innodb_buffer_pool_instances", ctx.variables["innodb_buffer_pool_instances"], fl,
+                                   ver, cpus=ctx.cpus, buffer_pool_bytes=ctx.number("innodb_buffer_pool_size"))
+                    if "innodb_buffer_pool_instances" in ctx.variables else None)
+    inst = buffer_pool_instances(cat, fl, ver, bp_bytes, ctx.cpus, inst_now, inst_default)
+    return buffer_pool_unit(ctx.number("innodb_buffer_pool_chunk_size"), inst)
+
+
+def _unknown(variable: str, why: str) -> SizerOutcome:
+    return SizerOutcome("unknown", f"{variable}: {why}", variable=variable)
+
+
+# ---------------------------------------------------------------- buffer pool
+
+@sizer("sizing.buffer-pool")
+def buffer_pool(ctx: SizingContext) -> SizerOutcome:
+    if ctx.limit is None:
+        return _unknown("innodb_buffer_pool_size", "not sized, because the memory limit is unknown")
+    cur = ctx.number("innodb_buffer_pool_size")
+    want = dedicated_buffer_pool_bytes(float(ctx.limit))
+    unit = pool_unit(ctx, want)
+    target = max(unit, round_down(want, unit))
+    share = "50 %" if ctx.limit <= 4 * GiB else "75 %"
+    if cur is not None and cur >= target * 0.9:
+        return SizerOutcome("passed", f"innodb_buffer_pool_size is {format_size(cur)}, within 10 % of or above "
+                            f"innodb_dedicated_server's {share} baseline for the {format_size(ctx.limit)} "
+                            f"{ctx.limit_label} limit ({format_size(target)})")
+    reason = (f"The buffer pool is {format_size(cur) if cur is not None else 'unknown'} with a {format_size(ctx.limit)} "
+              f"{ctx.limit_label} limit; innodb_dedicated_server's baseline for that memory is {share} "
+              f"({format_size(want)}), rounded down to {format_size(target)} (a multiple of chunk × instances, "
+              f"{format_size(unit)}), within the memory budget below.")
+    return SizerOutcome("fired", reason, (Proposal("innodb_buffer_pool_size", format_cnf_size(target),
+                                                   "sizing.buffer-pool", "sizing", "sizing", reason),))
+
+
+# ---------------------------------------------------------------- redo
+
+@sizer("sizing.redo-capacity")
+def redo_capacity(ctx: SizingContext) -> SizerOutcome:
+    v = ctx.view
+    if v.flavor not in ("mysql", "percona", "mariadb"):
+        return SizerOutcome("not_applicable", f"{v.flavor} has no InnoDB redo log to size")
+    per_hour = v.known("derived.redo_bytes_per_hour")
+    floor, floor_why = redo_floor(v.purpose, ctx.workload, ctx.cpus)
+    target = redo_target_bytes(per_hour, floor)
+    cur_cap = v.known("derived.redo_capacity_bytes")
+    if cur_cap is not None and cur_cap >= target:
+        return SizerOutcome("passed", f"the redo log holds {format_size(cur_cap)}, at least the target "
+                            f"{format_size(target)} (the larger of one hour of writes and {floor_why})")
+    rate = (f"one hour of measured writes is {format_size(per_hour)} ({v.rate_basis()})"
+            if per_hour is not None else "no redo write rate was measured")
+    proposals = []
+    for var, n in redo_settings(v.catalogue, v.flavor, v.version, target, ctx.number("innodb_log_files_in_group")).items():
+        per = "" if n == target else f" ({format_size(n)} per file)"
+        reason = (f"The redo log holds {format_size(cur_cap) if cur_cap is not None else 'an unknown amount'}; "
+                  f"{rate}, and the target is the larger of that and {floor_why}, at most 16 GiB: "
+                  f"{format_size(target)}{per}.")
+        proposals.append(Proposal(var, format_cnf_size(n), "sizing.redo-capacity", "sizing", "sizing", reason))
+    return SizerOutcome("fired", proposals[0].reason, tuple(proposals))
+
+
+# ---------------------------------------------------------------- I/O capacity
+
+@sizer("sizing.io-capacity")
+def io_capacity(ctx: SizingContext) -> SizerOutcome:
+    cls = ctx.device_class
+    if cls in (None, "unknown", "virtual"):
+        what = "unknown" if cls in (None, "unknown") else "virtual (backing storage not visible)"
+        return _unknown("innodb_io_capacity", f"not sized, because the datadir's device class is {what}")
+    pair = io_capacity_for(cls)
+    cur, cur_max = ctx.number("innodb_io_capacity"), ctx.number("innodb_io_capacity_max")
+    if pair is None:
+        return SizerOutcome("not_applicable", f"no I/O capacity is recommended for device class {cls!r}")
+    if cur is None:
+        return _unknown("innodb_io_capacity", "not sized, because the server reports no innodb_io_capacity")
+    cap, mx = pair
+    if not (cur < cap or (cls == "rotational" and cur > cap)):
+        return SizerOutcome("passed", f"innodb_io_capacity is {format_number(cur)}, enough for {cls} storage "
+                            f"({format_number(cap)})")
+    why = (f"innodb_io_capacity is {format_number(cur)} with the datadir on {cls} storage; the manual's guidance "
+           f"for that class gives {format_number(cap)} (max {format_number(mx)}).")
+    out = [Proposal("innodb_io_capacity", str(cap), "sizing.io-capacity", "sizing", "sizing", why)]
+    if cur_max is None or cur_max != mx:
+        out.append(Proposal("innodb_io_capacity_max", str(max(mx, cap)), "sizing.io-capacity", "sizing", "sizing", why))
+    return SizerOutcome("fired", why, tuple(out))
+
+
+# ---------------------------------------------------------------- connections, log buffer
+
+@sizer("sizing.benchmark-connections")
+def benchmark_connections(ctx: SizingContext) -> SizerOutcome:
+    if ctx.workload != "benchmark":
+        return SizerOutcome("not_applicable", f"sizes max_connections for a benchmark thread sweep; the workload is "
+                            f"{ctx.workload}")
+    mc = ctx.number("max_connections")
+    if mc is None:
+        return _unknown("max_connections", "not sized, because the server reports no max_connections")
+    want = connections_for_workload(ctx.workload, mc)
+    if want <= mc:
+        return SizerOutcome("passed", f"max_connections is {format_number(mc)}, enough for a benchmark thread sweep")
+    if ctx.limit is None:
+        return _unknown("max_connections", f"not raised to {format_number(want)} for a benchmark thread sweep, because "
+                        "the memory limit is unknown and the budget could not be checked")
+    reason = (f"max_connections is {format_number(mc)}; a benchmark thread sweep commonly goes to 1,024 client "
+              f"threads and a client beyond max_connections fails with 'Too many connections', so "
+              f"{format_number(want)} leaves room for monitoring (the memory budget may lower it).")
+    return SizerOutcome("fired", reason, (Proposal("max_connections", str(want), "sizing.benchmark-connections",
+                                                   "sizing", "sizing", reason),))
+
+
+@sizer("sizing.log-buffer")
+def log_buffer(ctx: SizingContext) -> SizerOutcome:
+    if ctx.workload not in ("bulk-load", "benchmark"):
+        return SizerOutcome("not_applicable", f"sizes innodb_log_buffer_size for loads and benchmarks; the workload is "
+                            f"{ctx.workload}")
+    lb = ctx.number("innodb_log_buffer_size")
+    if lb is None:
+        return _unknown("innodb_log_buffer_size", "not sized, because the server reports no innodb_log_buffer_size")
+    want = log_buffer_for_workload(ctx.workload, lb)
+    if want <= lb:
+        return SizerOutcome("passed", f"innodb_log_buffer_size is {format_size(lb)}, at least {format_size(want)}")
+    if ctx.limit is None:
+        return _unknown("innodb_log_buffer_size", "not raised by sizing, because the memory limit is unknown")
+    reason = (f"innodb_log_buffer_size is {format_size(lb)}; a {ctx.workload} workload writes large or many "
+              f"concurrent transactions, and {format_size(want)} is MySQL 8.4's default.")
+    return SizerOutcome("fired", reason, (Proposal("innodb_log_buffer_size", format_cnf_size(want), "sizing.log-buffer",
+                                                   "sizing", "sizing", reason),))
+
+
+# ---------------------------------------------------------------- durability
+
+DURABLE_VALUES = {"innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1", "innodb_doublewrite": "ON"}
+DURABILITY_RELAXED = {
+    "innodb_flush_log_at_trx_commit": ("2", "the redo log is written at each commit and flushed about once a "
+                                       "second, so an OS crash or power loss can lose about a second of commits"),
+    "sync_binlog": ("0", "the binary log is flushed when the OS decides, so it can lose transactions that InnoDB kept"),
+    "innodb_doublewrite": ("OFF", "a page torn by a crash in the middle of a write cannot be repaired"),
+}
+
+
+def weakens_durability(var: str, value: str) -> Optional[str]:
+    """Why `var = value` weakens durability, or None (the durability guard of advisor.mycnf.model)."""
+    v = str(value).strip().upper()
+    if var == "innodb_flush_log_at_trx_commit" and v != "1":
+        return "commits would no longer wait for the redo log to reach the disk"
+    if var == "sync_binlog" and v != "1":
+        return "the binary log would no longer be flushed with each commit group"
+    if var == "innodb_doublewrite" and v in ("OFF", "0", "FALSE", "DETECT_ONLY"):
+        return "pages torn by a crash could no longer be repaired"
+    if var == "innodb_flush_method" and v in ("NOSYNC", "LITTLESYNC"):
+        return "InnoDB would stop flushing its files"
+    return None
+
+
+@sizer("durability.relaxed-for-benchmark")
+def relaxed_for_benchmark(ctx: SizingContext) -> SizerOutcome:
+    v = ctx.view
+    if not ctx.allow_unsafe_durability:
+        return SizerOutcome("not_applicable", "writes relaxed durability only when asked for with --purpose benchmark "
+                            "--allow-unsafe-durability")
+    out = []
+    for var, (val, risk) in DURABILITY_RELAXED.items():
+        if v.catalogue.exists_on(var, v.flavor, v.version) is not True:
+            continue
+        out.append(Proposal(var, val, "durability.relaxed-for-benchmark", "guard", "unsafe",
+                            f"UNSAFE, asked for with --purpose benchmark --allow-unsafe-durability: with {var} = {val} "
+                            f"{risk}; use it only on a server whose data can be thrown away."))
+    return SizerOutcome("fired", "relaxed durability for a throwaway benchmark server", tuple(out))
+
+
+def full_durability_reason(name: str, current: str, variables: Mapping[str, str], profile: bool) -> Optional[str]:
+    """Why a complete file states the durable value of `name` (durability.full), or None when the current
+    value is durable already or `name` has no durable value to state."""
+    why = weakens_durability(name, current)
+    if why is None or name not in DURABLE_VALUES:
+        return None
+    who = "This version defaults to" if profile else "The server runs with"
+    reason = f"{who} {name} = {current}, so {why}"
+    if name == "sync_binlog" and str(variables.get("log_bin", "ON")).upper() in ("OFF", "0"):
+        reason = (f"{who} {name} = {current} and the binary log is off, so nothing depends on it now; stating "
+                  "sync_binlog = 1 keeps the binary log durable when it is turned on")
+    return (reason + "; a complete file states full durability, and only --purpose benchmark "
+            "--allow-unsafe-durability writes a weaker value.")
+
+
+@sizer("durability.full", stage="full")
+def full_durability(ctx: SizingContext) -> SizerOutcome:
+    out = []
+    for name, safe in DURABLE_VALUES.items():
+        cur = ctx.variables.get(name)
+        reason = None if cur is None else full_durability_reason(name, cur, ctx.variables, False)
+        if reason is not None:
+            out.append(Proposal(name, safe, "durability.full", "guard", "guard", reason))
+    if not out:
+        return SizerOutcome("passed", "innodb_flush_log_at_trx_commit, sync_binlog and innodb_doublewrite are durable")
+    return SizerOutcome("fired", out[0].reason, tuple(out))
+
+
+# ---------------------------------------------------------------- memory budget
+
+@sizer("sizing.memory-budget", stage="fit")
+def memory_budget(ctx: SizingContext) -> SizerOutcome:
+    """The server's own configuration fitted into its memory limit (the plan fits its proposals the same way)."""
+    v = ctx.view
+    if ctx.limit is None:
+        return _unknown("max_connections", "the memory budget is not checked, because the memory limit is unknown")
+    values = memory.PlannedValues(v.flavor, v.version, ctx.variables, v.catalogue, ctx.cpus)
+    unit = pool_unit(ctx, values.size("innodb_buffer_pool_size"))
+    used = v.known("status.Max_used_connections")
+    floor = memory.conn_floor_for(ctx.number("max_connections") or 151, int(used) if used is not None else None)
+    try:
+        _, adjustments, budget = memory.fit_to_memory(values, ctx.limit, unit, floor)
+    except memory.BudgetError as e:
+        return SizerOutcome("unknown", f"the configuration cannot fit: {e}", variable="max_connections")
+    if not adjustments:
+        return SizerOutcome("passed", f"worst-case memory {format_size(budget.total)} fits in {int(memory.TARGET_FRACTION * 100)} % "
+                            f"of the {format_size(ctx.limit)} {ctx.limit_label} limit")
+    out = tuple(Proposal(a.variable, str(a.new) if a.variable == "max_connections" else format_cnf_size(a.new),
+                         "sizing.memory-budget", "sizing", "sizing", a.reason[0].upper() + a.reason[1:] + ".")
+                for a in adjustments)
+    return SizerOutcome("fired", out[0].reason, out)

@@ -1,0 +1,72 @@
+"""Generated pages (advisor.render.pages): every page of every entry kind, the indexes and the rule
+reference match docs/, nothing stale is left there, and `advisor explain ID` prints the page.
+
+Regenerate on purpose: ADVISOR_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/unit/test_pages.py
+(or `python -m advisor.render.pages`), then review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from advisor.render.pages import pages
+from advisor.rules.entries import KINDS
+from advisor.rules.loader import load_entries
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+UPDATE = os.environ.get("ADVISOR_UPDATE_GOLDEN") == "1"
+PAGES = pages(load_entries())
+
+
+@pytest.mark.parametrize("rel", sorted(PAGES))
+def test_page_is_current(rel):
+    path = DOCS / rel
+    if UPDATE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(PAGES[rel], encoding="utf-8")
+    assert path.is_file(), f"missing {path}; regenerate with ADVISOR_UPDATE_GOLDEN=1 (or python -m advisor.render.pages)"
+    assert path.read_text(encoding="utf-8") == PAGES[rel], \
+        f"{path} is stale; regenerate with ADVISOR_UPDATE_GOLDEN=1 (or python -m advisor.render.pages)"
+
+
+def test_no_stale_pages():
+    on_disk = {f"{k.plural}/{p.name}" for k in KINDS.values() for p in (DOCS / k.plural).glob("*.md")}
+    if UPDATE:
+        for rel in on_disk - set(PAGES):
+            (DOCS / rel).unlink()
+        on_disk &= set(PAGES)
+    assert on_disk == set(PAGES)
+
+
+def test_pages_have_the_sections_of_their_kind():
+    sizer = PAGES["sizers/sizing.buffer-pool.md"]
+    for section in ("## Why", "## Example", "## Examples", "## Variables", "## References"):
+        assert section in sizer
+    assert "innodb_buffer_pool_size = 48G" in sizer
+    check = PAGES["checks/sysbench-max-connections.md"]
+    for section in ("## Why it matters", "## Example", "## Examples", "## References"):
+        assert section in check
+    assert "Too many connections" in check
+    assert "[sizing.io-capacity](sizing.io-capacity.md)" in PAGES["sizers/README.md"]
+    assert "[warm-up](warm-up.md)" in PAGES["checks/README.md"]
+
+
+@pytest.mark.parametrize("entry_id,rel", [("log-buffer-small", "rules/log-buffer-small.md"),
+                                          ("flush-method-fsync", "rules/flush-method-fsync.md"),
+                                          ("sizing.redo-capacity", "sizers/sizing.redo-capacity.md"),
+                                          ("sysbench-tls", "checks/sysbench-tls.md")])
+def test_explain_prints_the_page(entry_id, rel):
+    p = subprocess.run([sys.executable, "-m", "advisor", "explain", entry_id], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == PAGES[rel]
+
+
+def test_explain_suggests_ids_of_every_kind():
+    p = subprocess.run([sys.executable, "-m", "advisor", "explain", "sizing.buffer-pol"], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 2 and "did you mean sizing.buffer-pool" in p.stderr and "Traceback" not in p.stderr
