@@ -1,10 +1,23 @@
-"""The Python API behind the CLI: collect a snapshot, audit it. No printing, no exiting."""
+"""The Python API behind the CLI. No printing, no exiting.
+
+One orchestration, `assess`: collect a snapshot (or take one), calibrate as the purpose says, audit.
+`advisor audit`, `fleet`, `mycnf` and `checklist` all go through it, so the same server is judged the
+same way by each; mycnf (mycnf_plan) and the checklist (checklist_of) then work from its report. The
+loading of the catalogue (advisor.rules.loader) and every collector run here, at the edge; the core
+they hand the results to reads no file.
+
+Public entry points other code calls: collect, audit, assess, mycnf, mycnf_plan, mycnf_profile,
+checklist, calibrate, attach_calibration, read_snapshot_file, demo_snapshot (and load_snapshot,
+re-exported from advisor.snapshot).
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
 from advisor import __version__
 from advisor.collect.connection import ConnectionOptions, Endpoint, connect, resolve
@@ -15,7 +28,12 @@ from advisor.snapshot import Missing, Snapshot, load_snapshot
 if TYPE_CHECKING:  # pragma: no cover
     from advisor.checklist import Checklist
     from advisor.mycnf.model import MycnfOptions, Plan
+    from advisor.rules.entries import Catalogue
     from advisor.sysbench import LocalSysbench
+
+__all__ = ["Assessment", "Calibration", "Collection", "assess", "attach_calibration", "audit", "calibrate",
+           "calibration_mode", "checklist", "checklist_of", "collect", "demo_snapshot", "load_snapshot", "mycnf",
+           "mycnf_plan", "mycnf_profile", "read_snapshot_file"]
 
 DEMO_SNAPSHOT = "demo-seed-000.json"
 
@@ -132,24 +150,120 @@ def demo_snapshot() -> Snapshot:
     return load_snapshot((files("advisor.data") / DEMO_SNAPSHOT).read_text(encoding="utf-8"), "the bundled demo snapshot")
 
 
-def audit(snapshot: Snapshot, purpose: str = "production", rules_dirs: Iterable[str] = (),
-          ignore: Iterable[str] = (), source: str = "live") -> Report:
-    from advisor.rules.engine import evaluate
+# ---------------------------------------------------------------- the one orchestration
+
+@dataclass(frozen=True)
+class Collection:
+    """How to get the facts of a live server: connection options and what else to read."""
+
+    options: ConnectionOptions
+    endpoint: Optional[Endpoint] = None
+    sample_seconds: float = 0.0
+    machine: bool = True
+    sysroot: Optional[str] = None
+    ssh: Optional[str] = None
+    ssh_options: tuple[str, ...] = ()
+    host_facts: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Whether to calibrate a live server: `enabled` None means as the purpose says (full for benchmark,
+    round trips only for production); the budget counts from `started` (time.monotonic())."""
+
+    enabled: Optional[bool] = None
+    budget_s: float = 10.0
+    write_probe: bool = False
+    progress: Any = None
+    started: Optional[float] = None
+
+
+@dataclass
+class Assessment:
+    snapshot: Snapshot
+    report: Report
+    catalogue: "Catalogue"
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def assess(purpose: str, *, snapshot: Optional[Snapshot] = None, collection: Optional[Collection] = None,
+           calibration: Calibration = Calibration(), rules_dirs: Iterable[str] = (), ignore: Iterable[str] = (),
+           source: str = "live", adjust: Optional[Callable[[Snapshot], Snapshot]] = None) -> Assessment:
+    """Collect (from `collection`) or take `snapshot`, let `adjust` state what the user knows (mycnf's
+    --ram/--cores/--disk), calibrate a live server as the purpose says, and audit."""
     from advisor.rules.loader import load_entries
 
+    _check_purpose(purpose)
+    catalogue = load_entries(rules_dirs)  # a bad rule directory fails before any connection is made
+    ignore = _check_ignore(catalogue, ignore)
+    timings: dict[str, float] = {}
+    t0 = time.monotonic()
+    if snapshot is None:
+        if collection is None:
+            raise UsageError("assess needs a snapshot or connection options.", None)
+        snapshot, endpoint, mode = _collect_for(purpose, collection, calibration)
+    else:
+        if calibration.enabled or calibration.write_probe:
+            raise UsageError("--calibrate and --write-probe measure a live server; they do not apply with "
+                             "--snapshot or --demo.", "the snapshot's own calibration section is used.")
+        endpoint, mode = None, None
+    t1 = time.monotonic()
+    if adjust is not None:
+        snapshot = adjust(snapshot)
+    if mode is not None:
+        attach_calibration(snapshot, endpoint, mode, budget_s=calibration.budget_s,  # type: ignore[arg-type]
+                           write_probe=calibration.write_probe, progress=calibration.progress,
+                           started=calibration.started)
+    t2 = time.monotonic()
+    report = _judge(snapshot, purpose, catalogue, ignore, source)
+    timings.update({"collect": t1 - t0, "calibrate": t2 - t1, "audit": time.monotonic() - t2})
+    return Assessment(snapshot, report, catalogue, timings)
+
+
+def _check_purpose(purpose: str) -> None:
     if purpose not in ("production", "benchmark"):
         raise UsageError(f"--purpose {purpose!r} is not production or benchmark.", None)
-    catalogue = load_entries(rules_dirs)
-    rules = catalogue.rules
-    ignore = [i.strip() for i in ignore if i.strip()]
-    known = {r.id for r in rules} | {a for r in rules for a in r.spec.aliases}
-    unknown = [i for i in ignore if i not in known]
+
+
+def _check_ignore(catalogue: "Catalogue", ignore: Iterable[str]) -> list[str]:
+    ids = [i.strip() for i in ignore if i.strip()]
+    known = {r.id for r in catalogue.rules} | {a for r in catalogue.rules for a in r.spec.aliases}
+    unknown = [i for i in ids if i not in known]
     if unknown:
         raise UsageError(f"--ignore names unknown rule id(s): {', '.join(unknown)}.", "`advisor rules list` shows the ids.")
-    outcomes = evaluate(snapshot, rules, purpose, ignore, catalogue=catalogue.variables)
-    missing = list(snapshot.missing)
-    return Report(target=snapshot.target, purpose=purpose, outcomes=outcomes, missing=missing, source=source,
-                  collected_at=snapshot.collected_at)
+    return ids
+
+
+def _collect_for(purpose: str, c: Collection, cal: Calibration) -> tuple[Snapshot, Endpoint, Optional[str]]:
+    mode = calibration_mode(purpose, cal.enabled, cal.write_probe)
+    if mode is not None:
+        check_calibration_budget(cal.budget_s)
+    ep = c.endpoint or resolve(c.options)
+    snap = collect(c.options, sample_seconds=c.sample_seconds, endpoint=ep, machine=c.machine, sysroot=c.sysroot,
+                   ssh=c.ssh, ssh_options=c.ssh_options, host_facts=c.host_facts)
+    return snap, ep, mode
+
+
+def _judge(snapshot: Snapshot, purpose: str, catalogue: "Catalogue", ignore: list[str], source: str) -> Report:
+    from advisor.rules.calibration import report_calibration
+    from advisor.rules.engine import evaluate
+
+    outcomes = evaluate(snapshot, catalogue.rules, purpose, ignore, catalogue=catalogue.variables)
+    report = Report(target=snapshot.target, purpose=purpose, outcomes=outcomes, missing=list(snapshot.missing),
+                    source=source, collected_at=snapshot.collected_at)
+    cal = snapshot.calibration
+    if cal is not None:
+        report.calibration = report_calibration(snapshot)
+        if source == "live":
+            report.notes.append(f"calibration ({cal.mode}) ran {cal.duration_s:.1f} s of a {cal.budget_s:g} s budget; "
+                                "its measurements are under MEASURED (`calibration` in JSON)")
+    return report
+
+
+def audit(snapshot: Snapshot, purpose: str = "production", rules_dirs: Iterable[str] = (),
+          ignore: Iterable[str] = (), source: str = "live") -> Report:
+    """The audit of a snapshot already in hand (assess without collecting)."""
+    return assess(purpose, snapshot=snapshot, rules_dirs=rules_dirs, ignore=ignore, source=source).report
 
 
 def mycnf(snapshot: Snapshot, purpose: str = "production", mode: str = "changes", workload: Optional[str] = None,
@@ -165,16 +279,21 @@ def mycnf(snapshot: Snapshot, purpose: str = "production", mode: str = "changes"
 
 
 def mycnf_plan(snapshot: Snapshot, opts: "MycnfOptions") -> "Plan":
-    """The my.cnf plan for a snapshot: its audit for opts.purpose, then advisor.mycnf.model.build_plan."""
-    from advisor.knowledge import default_catalogue
+    """The my.cnf plan for a snapshot: its assessment for opts.purpose, then the plan (mycnf_of)."""
     from advisor.mycnf.model import check_options
-    from advisor.mycnf.plan import build_plan
-    from advisor.rules.loader import load_entries
 
     check_options(snapshot, opts)
-    report = audit(snapshot, purpose=opts.purpose, rules_dirs=opts.rules_dirs, ignore=opts.ignore, source=opts.source)
-    refs = {s.id: s.references for s in load_entries().sizers}
-    return build_plan(snapshot, report, opts, default_catalogue(), refs)
+    a = assess(opts.purpose, snapshot=snapshot, rules_dirs=opts.rules_dirs, ignore=opts.ignore, source=opts.source)
+    return mycnf_of(a, opts)
+
+
+def mycnf_of(assessment: Assessment, opts: "MycnfOptions") -> "Plan":
+    """The my.cnf plan from an assessment made for opts.purpose (advisor.mycnf.plan.build_plan)."""
+    from advisor.mycnf.plan import build_plan
+
+    cat = assessment.catalogue
+    refs = {s.id: s.references for s in cat.sizers}
+    return build_plan(assessment.snapshot, assessment.report, opts, cat.variables, refs)
 
 
 def mycnf_profile(profile: object, purpose: str = "production", mode: str = "changes",
@@ -191,12 +310,19 @@ def mycnf_profile(profile: object, purpose: str = "production", mode: str = "cha
 def checklist(snapshot: Snapshot, sysbench_text: Optional[str] = None, rules_dirs: Iterable[str] = (),
               source: str = "live", local: "Optional[LocalSysbench]" = None, detect_local: bool = True,
               cwd: Optional[str] = None) -> "Checklist":
-    """The pre-benchmark checklist: parse the sysbench command (reading its --config-file relative to
-    `cwd`), find sysbench on this machine (unless `local` is given or detect_local is False), run the
-    benchmark audit, and build the checklist from them (advisor.checklist.build)."""
+    """The pre-benchmark checklist for a snapshot already in hand (see checklist_of)."""
+    a = assess("benchmark", snapshot=snapshot, rules_dirs=rules_dirs, source=source)
+    return checklist_of(a, sysbench_text, local=local, detect_local=detect_local, cwd=cwd)
+
+
+def checklist_of(assessment: Assessment, sysbench_text: Optional[str] = None, *,
+                 local: "Optional[LocalSysbench]" = None, detect_local: bool = True,
+                 cwd: Optional[str] = None) -> "Checklist":
+    """The checklist from a benchmark-purpose assessment: parse the sysbench command (reading its
+    --config-file relative to `cwd`), find sysbench on this machine (unless `local` is given or
+    detect_local is False), and build it (advisor.checklist.build)."""
     from advisor.checklist import build
     from advisor.collect.sysbench import read_config_file, read_local_sysbench
-    from advisor.rules.loader import load_entries
     from advisor.sysbench import parse_command
 
     cmd = None
@@ -207,9 +333,8 @@ def checklist(snapshot: Snapshot, sysbench_text: Optional[str] = None, rules_dir
             cmd = parse_command(sysbench_text, config_text=text, config_problem=problem)
         if local is None and detect_local:
             local = read_local_sysbench(cmd.program)
-    dirs = list(rules_dirs)
-    report = audit(snapshot, purpose="benchmark", rules_dirs=dirs, source=source)
-    return build(snapshot, report, load_entries(dirs), cmd, local, source)
+    a = assessment
+    return build(a.snapshot, a.report, a.catalogue, cmd, local, a.report.source)
 
 
 # ---------------------------------------------------------------- calibration

@@ -114,14 +114,14 @@ def test_flush_probe_interrupted_removes_its_temp_file(mariadb):
 def test_remote_looking_server_is_not_local(mariadb, tmp_path, monkeypatch):
     """Locality is decided from what the server reports; a datadir path that does not exist here, or a
     pid file naming another process, makes the flush probe stand down."""
-    from advisor.collect.calibrate import _Ctx, read_locality
+    from advisor.collect.calibrate import ProbeContext, read_locality
     from advisor.collect.connection import ConnectionOptions, resolve
     from advisor.api import collect
     from advisor.snapshot import Calibration
 
     opts = ConnectionOptions(host="127.0.0.1", port=mariadb.port, user="root", no_defaults=True)
     snap = collect(opts)
-    ctx = _Ctx(ep=resolve(opts), snap=snap, cal=Calibration(), progress=None, started=0.0, budget=1.0)
+    ctx = ProbeContext(ep=resolve(opts), snap=snap, cal=Calibration(), progress=None, started=0.0, budget=1.0)
     local, why = cs.decide_locality(read_locality(ctx))
     assert local, why
     snap.server.variables["datadir"] = str(tmp_path / "not-here") + "/"

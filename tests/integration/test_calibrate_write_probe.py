@@ -132,7 +132,7 @@ def test_signal_mid_inserts_leaves_no_schema_and_no_change(shop, sig):
 def test_refuses_a_scratch_name_that_already_exists(shop, monkeypatch):
     """Should the random name collide with an existing schema, the probe leaves it alone."""
     from advisor import api
-    from advisor.collect import calibrate as cal_mod
+    from advisor.collect import calibrate_probes as cal_mod
     from advisor.collect.connection import ConnectionOptions
 
     shop.query("CREATE DATABASE advisor_probe_deadbeef")

@@ -73,6 +73,8 @@ def test_acceptance_default_server_json(mariadb):
     assert "sysbench-rand-type" in items and "special" in items["sysbench-rand-type"]["evidence"]
     assert all(it["evidence"] for it in doc["items"])
     assert all(it["command"] for it in doc["items"] if it["status"] == "manual")
+    # the checklist's audit is calibrated as the purpose (benchmark) says, like `advisor audit --purpose benchmark`
+    assert not any(n.startswith("not collected: calibration") for n in doc["notes"]), doc["notes"]
     # every rule outcome of the benchmark audit is an item or listed as omitted
     code, report, err = run_json("audit", *conn_args(mariadb), "--purpose", "benchmark", "--format", "json")
     assert code == 0, err
@@ -83,7 +85,7 @@ def test_acceptance_default_server_json(mariadb):
 def test_markdown_renders_as_a_checklist_and_fail_on_fail(mariadb):
     cmd = (f"sysbench oltp_read_write --threads=200 --mysql-host=127.0.0.1 --mysql-port={mariadb.port} --tables=10 "
            "--table-size=10000000 --time=600 run")
-    p = run_cli("checklist", *conn_args(mariadb), "--sysbench", cmd)
+    p = run_cli("checklist", *conn_args(mariadb), "--no-calibrate", "--sysbench", cmd)
     assert p.returncode == 0, p.stderr
     items = checklist_items(p.stdout)  # parsed with markdown-it-py, Notes section excluded
     assert len(items) >= 15
@@ -92,7 +94,7 @@ def test_markdown_renders_as_a_checklist_and_fail_on_fail(mariadb):
         assert any(s.startswith(("Evidence: ", "Command: ")) for s in it["subs"]), it
     assert len(items) == len(re.findall(r"^- \[[ x]\] ", p.stdout, re.M))
     assert "(FAIL)" in p.stdout and "[x]" in p.stdout
-    p = run_cli("checklist", *conn_args(mariadb), "--sysbench", cmd, "--fail-on-fail")
+    p = run_cli("checklist", *conn_args(mariadb), "--no-calibrate", "--sysbench", cmd, "--fail-on-fail")
     assert p.returncode == 1 and p.stdout
 
 
@@ -106,7 +108,7 @@ def test_clean_setup_passes_with_fail_on_fail(mariadb_factory, tmp_path):
     cmd = ("sysbench oltp_read_only " + " ".join(sb_args(db)) + " --tables=1 --table-size=20000 "
            f"--threads={os.cpu_count() or 1} --time=120 --report-interval=10 --rand-type=uniform run")
     out = tmp_path / "checklist.md"
-    p = run_cli("checklist", *conn_args(db), "--sysbench", cmd, "--fail-on-fail", "-o", str(out))
+    p = run_cli("checklist", *conn_args(db), "--no-calibrate", "--sysbench", cmd, "--fail-on-fail", "-o", str(out))
     assert p.returncode == 0, p.stderr + out.read_text()
     text = out.read_text()
     assert "(FAIL)" not in text and "[x] **The data is prepared at the size the run expects** (pass)" in text
@@ -132,7 +134,8 @@ def test_password_never_in_any_output(mariadb, tmp_path):
            "--mysql-user=root --mysql-password=Top-Secret-7 --time=60 run")
     for fmt in ("markdown", "json"):
         out = tmp_path / f"c.{fmt}"
-        p = run_cli("checklist", *conn_args(mariadb), "--sysbench", cmd, "--format", fmt, "-o", str(out))
+        p = run_cli("checklist", *conn_args(mariadb), "--no-calibrate", "--sysbench", cmd, "--format", fmt, "-o",
+                    str(out))
         assert p.returncode == 0, p.stderr
         for text in (p.stdout, p.stderr, out.read_text()):
             assert "Top-Secret-7" not in text and "Env-Secret-1" not in text
@@ -197,7 +200,7 @@ def test_tls_claims_for_this_sysbench_hold(mariadb_factory, tls_certs, tmp_path)
     base = ["--tables=1", "--table-size=1000", "--threads=2", "--time=1"]
 
     cmd = "sysbench oltp_point_select " + " ".join(sb_args(db, *base)) + " run"
-    code, doc, err = run_json("checklist", *conn_args(db), "--sysbench", cmd, "--format", "json")
+    code, doc, err = run_json("checklist", *conn_args(db), "--no-calibrate", "--sysbench", cmd, "--format", "json")
     assert code == 0, err
     tls = next(it for it in doc["items"] if it["id"] == "sysbench-tls")
     assert tls["status"] == "pass" and "does not start TLS unless asked" in tls["evidence"]
@@ -207,7 +210,7 @@ def test_tls_claims_for_this_sysbench_hold(mariadb_factory, tls_certs, tmp_path)
     assert ssl_accepts(watch) == before  # plain text, as the checklist said
 
     cmd_on = cmd.replace(" run", " --mysql-ssl=on run")
-    code, doc, err = run_json("checklist", *conn_args(db), "--sysbench", cmd_on, "--format", "json")
+    code, doc, err = run_json("checklist", *conn_args(db), "--no-calibrate", "--sysbench", cmd_on, "--format", "json")
     tls = next(it for it in doc["items"] if it["id"] == "sysbench-tls")
     assert tls["status"] == "pass" and "encrypted by choice" in tls["evidence"]
     before = ssl_accepts(watch)

@@ -20,6 +20,9 @@ def test_fleet_audits_in_parallel_and_reports_failures(mariadb_factory, tmp_path
     rows = data["targets"]
     assert [r["target"] for r in rows][:3] == [f"127.0.0.1:{d.port}" for d in dbs]
     assert all(r["report"]["target"]["flavor"] == "mariadb" for r in rows[:3])
+    # each server is judged as `advisor audit` judges it: collected, calibrated as the purpose says (light here)
+    assert all(r["report"]["calibration"]["mode"] == "light" for r in rows[:3])
+    assert all(set(r["timings"]) == {"collect", "calibrate", "audit"} for r in rows[:3])
     assert rows[3]["report"] is None and rows[3]["exit_code"] == 3 and "2003" in rows[3]["error"]
     fired = {f["rule"] for f in rows[1]["report"]["findings"]}
     assert "sort-buffer-oversized" in fired

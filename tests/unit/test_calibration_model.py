@@ -11,7 +11,8 @@ from advisor import api
 from advisor.collect.calibrate import check_statement, plan
 from advisor.commands.calibrate import TerminalProgress
 from advisor.errors import UsageError
-from advisor.render.calibration import render_json, render_text, to_dict
+from advisor.render.calibration import render_json, render_text
+from advisor.rules.calibration import calibration_document as to_dict
 from advisor.knowledge import default_catalogue
 from advisor.rules.engine import fact_view
 from advisor.rules.facts import Unknown

@@ -1,7 +1,7 @@
 
 import sys
 import time
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -9,7 +9,7 @@ from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, Defaults
                                       NoDefaults, OutputFile, Password, Port, PurposeOpt, Purpose, ReadTimeout,
                                       ReportFormat, RulesDirs, SampleSeconds, Severity, Socket, SslCa, SslCert, SslKey,
                                       SslMode, User, conn_options, split_ids, write_output)
-from advisor.commands.options import HostFacts, Ssh, SshOption, Sysroot
+from advisor.commands.options import Calibrate, CalibrateSecondsOpt, HostFacts, Ssh, SshOption, Sysroot, WriteProbeOpt
 
 
 def audit(
@@ -28,74 +28,71 @@ def audit(
     fail_on: Annotated[Optional[Severity], typer.Option("--fail-on", help="Exit 1 when a finding at or above this severity exists.", rich_help_panel=OUT)] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list passed and not-applicable rules with reasons.", rich_help_panel=OUT)] = False,
     output: OutputFile = None,
-    calibrate: Annotated[Optional[bool], typer.Option("--calibrate/--no-calibrate", help="Run the full calibration (default with --purpose benchmark), or none at all. With --purpose production only round trips are measured unless --calibrate is given.", rich_help_panel="Calibration")] = None,
-    calibrate_seconds: Annotated[float, typer.Option("--calibrate-seconds", help="Time budget of the calibration in seconds.", rich_help_panel="Calibration")] = 10.0,
-    write_probe: Annotated[bool, typer.Option("--write-probe", help="Also measure commit latency in a scratch schema the advisor creates and drops (implies --calibrate).", rich_help_panel="Calibration")] = False,
+    calibrate: Calibrate = None,
+    calibrate_seconds: CalibrateSecondsOpt = 10.0,
+    write_probe: WriteProbeOpt = False,
 ) -> None:
     """Audit a server (live, or a saved snapshot) against the rule catalogue and report findings with evidence."""
     started = time.monotonic()
+    from advisor import api
+
+    snap_in, source = given_snapshot(snapshot, demo, host, port, socket, sysroot, ssh, host_facts)
+    progress, collection = None, None
+    if snap_in is None:
+        from advisor.commands.calibrate import run_progress
+
+        progress = run_progress()
+        opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
+                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+        collection = api.Collection(opts, sample_seconds=sample_seconds, sysroot=sysroot, ssh=ssh,
+                                    ssh_options=tuple(ssh_option or []), host_facts=host_facts)
+    calibration = api.Calibration(calibrate, calibrate_seconds, write_probe, progress,
+                                  None if sample_seconds else started)
+    try:
+        a = api.assess(purpose.value, snapshot=snap_in, collection=collection,
+                       calibration=calibration, rules_dirs=rules or [], ignore=split_ids(ignore), source=source)
+    finally:
+        if progress is not None:
+            progress.finish()
+    write_output(render_report(a, fmt, output, verbose), output)
+    if fail_on is not None and a.report.worst_at_least(fail_on.value):
+        raise typer.Exit(1)
+
+
+def given_snapshot(snapshot: Optional[str], demo: bool, host: Any, port: Any, socket: Any, sysroot: Any, ssh: Any,
+                   host_facts: Any) -> tuple[Any, str]:
+    """(the snapshot of --snapshot or --demo, its source text), or (None, "live") for a live server."""
     from advisor import api
     from advisor.errors import UsageError
 
     if snapshot and demo:
         raise UsageError("--snapshot and --demo cannot be used together.", None)
-    if snapshot or demo:
-        if host or port or socket:
-            raise UsageError("--host/--port/--socket do not apply with --snapshot or --demo.", None)
-        if sysroot or ssh or host_facts:
-            raise UsageError("--sysroot/--ssh/--host-facts apply when collecting; a snapshot already holds its host "
-                             "facts.", "pass them to `advisor collect` when you write the snapshot.")
-        if calibrate or write_probe:
-            raise UsageError("--calibrate and --write-probe measure a live server; they do not apply with "
-                             "--snapshot or --demo.", "the snapshot's own calibration section is used.")
-        snap = api.demo_snapshot() if demo else api.read_snapshot_file(snapshot)  # type: ignore[arg-type]
-        source = "the bundled demo snapshot (seed 000)" if demo else f"snapshot {snapshot}"
-    else:
-        opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
-                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
-        mode = api.calibration_mode(purpose.value, calibrate, write_probe)
-        if mode is not None:
-            api.check_calibration_budget(calibrate_seconds)
-        from advisor.collect.connection import resolve
+    if not (snapshot or demo):
+        return None, "live"
+    if host or port or socket:
+        raise UsageError("--host/--port/--socket do not apply with --snapshot or --demo.", None)
+    if sysroot or ssh or host_facts:
+        raise UsageError("--sysroot/--ssh/--host-facts apply when collecting; a snapshot already holds its host "
+                         "facts.", "pass them to `advisor collect` when you write the snapshot.")
+    if demo:
+        return api.demo_snapshot(), "the bundled demo snapshot (seed 000)"
+    return api.read_snapshot_file(snapshot), f"snapshot {snapshot}"  # type: ignore[arg-type]
 
-        ep = resolve(opts)
-        snap = api.collect(opts, sample_seconds=sample_seconds, endpoint=ep, sysroot=sysroot, ssh=ssh,
-                           ssh_options=ssh_option or [], host_facts=host_facts)
-        if mode is not None:
-            from advisor.commands.calibrate import run_progress
 
-            progress = run_progress()
-            try:
-                api.attach_calibration(snap, ep, mode, budget_s=calibrate_seconds, write_probe=write_probe,
-                                       progress=progress, started=None if sample_seconds else started)
-            finally:
-                if progress is not None:
-                    progress.finish()
-        source = "live"
-    report = api.audit(snap, purpose=purpose.value, rules_dirs=rules or [], ignore=split_ids(ignore), source=source)
-    measured: list[str] = []
-    if snap.calibration is not None:
-        from advisor.render import calibration as cal_render
-
-        cal = snap.calibration
-        report.calibration = cal_render.report_dict(snap)
-        measured = cal_render.body_lines(snap)
-        if source == "live":
-            report.notes.append(f"calibration ({cal.mode}) ran {cal.duration_s:.1f} s of a {cal.budget_s:g} s budget; "
-                                "its measurements are under MEASURED (`calibration` in JSON)")
+def render_report(a: Any, fmt: ReportFormat, output: Optional[str], verbose: bool) -> str:
+    report = a.report
     if fmt == ReportFormat.json:
         from advisor.render.report_json import render as render_json
 
-        text = render_json(report)
-    elif fmt == ReportFormat.markdown:
+        return render_json(report)
+    from advisor.render.calibration import body_lines
+
+    measured = body_lines(a.snapshot) if a.snapshot.calibration is not None else []
+    if fmt == ReportFormat.markdown:
         from advisor.render.report_markdown import render as render_md
 
-        text = render_md(report, measured=measured)
-    else:
-        from advisor.render.terminal import render as render_text
+        return render_md(report, measured=measured)
+    from advisor.render.terminal import render as render_text
 
-        tty = output in (None, "-") and sys.stdout.isatty()
-        text = render_text(report, color=tty, verbose=verbose, measured=measured)
-    write_output(text, output)
-    if fail_on is not None and report.worst_at_least(fail_on.value):
-        raise typer.Exit(1)
+    tty = output in (None, "-") and sys.stdout.isatty()
+    return render_text(report, color=tty, verbose=verbose, measured=measured)

@@ -7,9 +7,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
-                                      NoDefaults, OutputFile, Password, Port, ReadTimeout, RulesDirs, Socket, SslCa,
-                                      SslCert, SslKey, SslMode, User, conn_options, write_output)
+from advisor.commands.options import (OUT, AskPassword, Calibrate, CalibrateSecondsOpt, ConnectTimeout,
+                                      DefaultsExtraFile, DefaultsFile, Host, NoDefaults, OutputFile, Password, Port,
+                                      ReadTimeout, RulesDirs, Socket, SslCa, SslCert, SslKey, SslMode, User,
+                                      conn_options, write_output)
 
 
 BENCH = "Benchmark"
@@ -30,6 +31,7 @@ def checklist(
     sysbench: Annotated[Optional[str], typer.Option("--sysbench", help="The sysbench command line of the run, in quotes; it is parsed and checked against the server (passwords are masked in every output).", rich_help_panel=BENCH)] = None,
     detect_sysbench: Annotated[bool, typer.Option("--detect-sysbench/--no-detect-sysbench", help="Inspect the sysbench on this machine (version, MySQL client library) to judge TLS and option support.", rich_help_panel=BENCH)] = True,
     rules: RulesDirs = None,
+    calibrate: Calibrate = None, calibrate_seconds: CalibrateSecondsOpt = 10.0,
     fmt: Annotated[ChecklistFormat, typer.Option("--format", "-f", help="markdown (default) or json.", rich_help_panel=OUT)] = ChecklistFormat.markdown,
     fail_on_fail: Annotated[bool, typer.Option("--fail-on-fail", help="Exit 1 when any item fails.", rich_help_panel=OUT)] = False,
     output: OutputFile = None,
@@ -43,6 +45,7 @@ def checklist(
         raise UsageError("--snapshot and --demo cannot be used together.", None)
     if sysbench is not None:
         parse_command(sysbench)  # a malformed command is a usage error before any connection is made
+    snap, collection, source = None, None, "live"
     if snapshot or demo:
         if host or port or socket:
             raise UsageError("--host/--port/--socket do not apply with --snapshot or --demo.", None)
@@ -57,11 +60,12 @@ def checklist(
             snap = api.read_snapshot_file(snapshot)  # type: ignore[arg-type]
             source = f"snapshot {snapshot}"
     else:
-        opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
-                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
-        snap = api.collect(opts)
-        source = "live"
-    cl = api.checklist(snap, sysbench, rules_dirs=rules or [], source=source, detect_local=detect_sysbench)
+        collection = api.Collection(conn_options(host, port, socket, user, password, ask_password, defaults_file,
+                                                 defaults_extra_file, no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key,
+                                                 connect_timeout, read_timeout))
+    a = api.assess("benchmark", snapshot=snap, collection=collection,
+                   calibration=api.Calibration(calibrate, calibrate_seconds), rules_dirs=rules or [], source=source)
+    cl = api.checklist_of(a, sysbench, detect_local=detect_sysbench)
     if fmt == ChecklistFormat.json:
         from advisor.render.checklist import render_json
 

@@ -8,11 +8,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from advisor.commands.options import (OUT, RULES, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
-                                      HostFacts, Ignore, NoDefaults, OutputFile, Password, Port, Purpose, ReadTimeout,
-                                      RulesDirs,
-                                      SampleSeconds, Socket, Ssh, SshOption, SslCa, SslCert, SslKey, SslMode, Sysroot,
-                                      User, conn_options, split_ids, write_output)
+from advisor.commands.options import (OUT, RULES, AskPassword, Calibrate, CalibrateSecondsOpt, ConnectTimeout,
+                                      DefaultsExtraFile, DefaultsFile, Host, HostFacts, Ignore, NoDefaults, OutputFile,
+                                      Password, Port, Purpose, ReadTimeout, RulesDirs, SampleSeconds, Socket, Ssh,
+                                      SshOption, SslCa, SslCert, SslKey, SslMode, Sysroot, User, conn_options,
+                                      split_ids, write_output)
 
 PROFILE = "Hardware profile (no server)"
 
@@ -60,6 +60,7 @@ def mycnf(
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
     sysroot: Sysroot = None, ssh: Ssh = None, ssh_option: SshOption = None, host_facts: HostFacts = None,
+    calibrate: Calibrate = None, calibrate_seconds: CalibrateSecondsOpt = 10.0,
     snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Size from a saved snapshot (from `advisor collect`); '-' reads standard input.")] = None,
     demo: Annotated[bool, typer.Option("--demo", help="Size the bundled demo snapshot (the seed-000 benchmark server).")] = False,
     profile: Annotated[bool, typer.Option("--profile", help="No server: size from a hardware profile (--ram --cores --disk --flavor --version --workload).", rich_help_panel=PROFILE)] = False,
@@ -79,7 +80,6 @@ def mycnf(
     output: OutputFile = None,
 ) -> None:
     """Write a tuned my.cnf where every setting carries its rule, previous value, reason and source; or validate one."""
-    from advisor import api
     from advisor.errors import UsageError
 
     conn_given = any(x is not None for x in (host, port, socket))
@@ -92,66 +92,97 @@ def mycnf(
     if machine_given and (snapshot is not None or demo or profile):
         raise UsageError(f"{', '.join(machine_given)} apply when collecting from a server; a snapshot, the demo or a "
                          "profile already holds its host facts.", "use --ram, --cores and --disk to state them instead.")
-
+    conn = lambda: conn_options(host, port, socket, user, password, ask_password, defaults_file,  # noqa: E731
+                                defaults_extra_file, no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout,
+                                read_timeout)
     if validate is not None:
-        _validate(validate, flavor, version, snapshot, demo, conn_given, ram_bytes, no_server_check, output,
-                  lambda: conn_options(host, port, socket, user, password, ask_password, defaults_file,
-                                       defaults_extra_file, no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key,
-                                       connect_timeout, read_timeout))
+        _validate(validate, flavor, version, snapshot, demo, conn_given, ram_bytes, no_server_check, output, conn)
         return
-
     purpose_v = purpose.value if purpose is not None else None
+    common = dict(mode=mode.value, allow_unsafe_durability=allow_unsafe_durability, rules_dirs=tuple(rules or []),
+                  ignore=tuple(split_ids(ignore)))
     if profile:
-        from advisor.mycnf.profile import Profile, check_profile
-
-        missing = [n for n, v in (("--ram", ram), ("--cores", cores), ("--disk", disk), ("--flavor", flavor),
-                                  ("--version", version)) if v is None]
-        if missing:
-            raise UsageError(f"--profile needs {', '.join(missing)}.",
-                             "e.g. advisor mycnf --profile --ram 64G --cores 16 --disk nvme-plp --flavor mysql "
-                             "--version 8.0.36 --workload oltp")
-        wl = workload.value if workload is not None else ("benchmark" if purpose_v == "benchmark" else "oltp")
-        try:
-            prof = Profile(ram_bytes=ram_bytes or 0, cores=cores or 0, disk=disk.value, flavor=flavor.value,  # type: ignore[union-attr]
-                           version=version or "", workload=wl)
-            problem = check_profile(prof)
-        except ValueError as e:
-            raise UsageError(f"--version {version!r} is not a version ({e}).", "write it as 8.0.36 or 10.11.") from None
-        if problem:
-            raise UsageError(problem + ".", "`advisor mycnf --help` lists the profile options.")
-        if purpose_v is None:
-            purpose_v = "benchmark" if wl == "benchmark" else "production"
-        plan = api.mycnf_profile(prof, purpose=purpose_v, mode=mode.value,
-                                 allow_unsafe_durability=allow_unsafe_durability, rules_dirs=rules or [],
-                                 ignore=split_ids(ignore))
+        plan = _profile_plan(ram, ram_bytes, cores, disk, flavor, version, workload, purpose_v, common)
     else:
         if flavor is not None or version is not None:
             raise UsageError("--flavor and --version describe a --profile or the target of --validate; a server or "
                              "snapshot states its own.", None)
-        if snapshot is not None or demo:
-            snap = api.demo_snapshot() if demo else api.read_snapshot_file(snapshot)  # type: ignore[arg-type]
-            source = ("the bundled demo snapshot (seed 000)" if demo
-                      else f"snapshot {snapshot} (collected {snap.collected_at})")
-        else:
-            opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
-                                no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
-            snap = api.collect(opts, sample_seconds=sample_seconds, sysroot=sysroot, ssh=ssh,
-                               ssh_options=ssh_option or [], host_facts=host_facts)
-            t = snap.target
-            where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "localhost")
-            source = f"the live server {where} (collected {snap.collected_at})"
-        if ram_bytes is not None or cores is not None or disk is not None:
-            from advisor.mycnf.profile import state_host_facts
-
-            snap = state_host_facts(snap, ram_bytes, cores, disk.value if disk is not None else None)
-        plan = api.mycnf(snap, purpose=purpose_v or "production", mode=mode.value,
-                         workload=workload.value if workload is not None else None,
-                         allow_unsafe_durability=allow_unsafe_durability, rules_dirs=rules or [],
-                         ignore=split_ids(ignore), source=source)
+        stated = (ram_bytes, cores, disk.value if disk is not None else None)
+        collection = None if (snapshot is not None or demo) else \
+            _collection(conn(), sample_seconds, sysroot, ssh, ssh_option, host_facts)
+        plan = _server_plan(snapshot, demo, collection, stated, purpose_v or "production",
+                            workload.value if workload is not None else None,
+                            _calibration(calibrate, calibrate_seconds), common)
     from advisor.knowledge import default_catalogue
     from advisor.render.mycnf import render
 
     write_output(render(plan, default_catalogue()), output)
+
+
+def _collection(opts, sample_seconds, sysroot, ssh, ssh_option, host_facts):  # type: ignore[no-untyped-def]
+    from advisor import api
+
+    return api.Collection(opts, sample_seconds=sample_seconds, sysroot=sysroot, ssh=ssh,
+                          ssh_options=tuple(ssh_option or []), host_facts=host_facts)
+
+
+def _calibration(calibrate: Optional[bool], budget_s: float):  # type: ignore[no-untyped-def]
+    from advisor import api
+
+    return api.Calibration(calibrate, budget_s)
+
+
+def _profile_plan(ram, ram_bytes, cores, disk, flavor, version, workload, purpose_v, common):  # type: ignore[no-untyped-def]
+    from advisor import api
+    from advisor.errors import UsageError
+    from advisor.mycnf.profile import Profile, check_profile
+
+    missing = [n for n, v in (("--ram", ram), ("--cores", cores), ("--disk", disk), ("--flavor", flavor),
+                              ("--version", version)) if v is None]
+    if missing:
+        raise UsageError(f"--profile needs {', '.join(missing)}.",
+                         "e.g. advisor mycnf --profile --ram 64G --cores 16 --disk nvme-plp --flavor mysql "
+                         "--version 8.0.36 --workload oltp")
+    wl = workload.value if workload is not None else ("benchmark" if purpose_v == "benchmark" else "oltp")
+    try:
+        prof = Profile(ram_bytes=ram_bytes or 0, cores=cores or 0, disk=disk.value, flavor=flavor.value,
+                       version=version or "", workload=wl)
+        problem = check_profile(prof)
+    except ValueError as e:
+        raise UsageError(f"--version {version!r} is not a version ({e}).", "write it as 8.0.36 or 10.11.") from None
+    if problem:
+        raise UsageError(problem + ".", "`advisor mycnf --help` lists the profile options.")
+    purpose_v = purpose_v or ("benchmark" if wl == "benchmark" else "production")
+    return api.mycnf_profile(prof, purpose=purpose_v, mode=common["mode"],
+                             allow_unsafe_durability=common["allow_unsafe_durability"],
+                             rules_dirs=common["rules_dirs"], ignore=common["ignore"])
+
+
+def _server_plan(snapshot, demo, collection, stated, purpose, workload, calibration, common):  # type: ignore[no-untyped-def]
+    """The plan for a live server (collected, calibrated as the purpose says), a snapshot or the demo,
+    with the host facts stated by --ram/--cores/--disk laid over what was collected."""
+    from advisor import api
+    from advisor.mycnf.model import MycnfOptions, check_options
+    from advisor.mycnf.profile import state_host_facts
+
+    adjust = (lambda s: state_host_facts(s, *stated)) if any(x is not None for x in stated) else None
+    if collection is None:
+        snap = api.demo_snapshot() if demo else api.read_snapshot_file(snapshot)
+        source = "the bundled demo snapshot (seed 000)" if demo else f"snapshot {snapshot} (collected {snap.collected_at})"
+        opts = MycnfOptions(purpose=purpose, workload=workload, source=source, **common)
+        check_options(snap, opts)
+        a = api.assess(purpose, snapshot=snap, rules_dirs=opts.rules_dirs, ignore=opts.ignore, source=source,
+                       adjust=adjust)
+        return api.mycnf_of(a, opts)
+    a = api.assess(purpose, collection=collection, calibration=calibration, rules_dirs=common["rules_dirs"],
+                   ignore=common["ignore"], adjust=adjust)
+    t = a.snapshot.target
+    where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "localhost")
+    opts = MycnfOptions(purpose=purpose, workload=workload, source=f"the live server {where} (collected "
+                        f"{a.snapshot.collected_at})", **common)
+    check_options(a.snapshot, opts)
+    a.report.source = opts.source
+    return api.mycnf_of(a, opts)
 
 
 def _validate(path: str, flavor: Optional[Flavor], version: Optional[str], snapshot: Optional[str], demo: bool,

@@ -56,6 +56,10 @@ Sysroot = Annotated[Optional[str], typer.Option("--sysroot", help="Read /proc an
 Ssh = Annotated[Optional[str], typer.Option("--ssh", help="Read the server host's facts over ssh: USER@HOST (host keys are verified; needs python3 on the server; reads /proc and /sys only).", rich_help_panel=MACHINE)]
 SshOption = Annotated[Optional[List[str]], typer.Option("--ssh-option", help="Extra ssh option KEY=VALUE (repeatable), e.g. Port=2222, IdentityFile=PATH, UserKnownHostsFile=PATH.", rich_help_panel=MACHINE)]
 HostFacts = Annotated[Optional[str], typer.Option("--host-facts", help="Host facts written on the server with `advisor collect --host-facts-only -o FILE`.", rich_help_panel=MACHINE)]
+CAL = "Calibration"
+Calibrate = Annotated[Optional[bool], typer.Option("--calibrate/--no-calibrate", help="Run the full calibration (default with --purpose benchmark), or none at all. With --purpose production only round trips are measured unless --calibrate is given.", rich_help_panel=CAL)]
+CalibrateSecondsOpt = Annotated[float, typer.Option("--calibrate-seconds", help="Time budget of the calibration in seconds.", rich_help_panel=CAL)]
+WriteProbeOpt = Annotated[bool, typer.Option("--write-probe", help="Also measure commit latency in a scratch schema the advisor creates and drops (implies --calibrate).", rich_help_panel=CAL)]
 SampleSeconds = Annotated[float, typer.Option("--sample-seconds", help="Sample status counters over this many seconds for current rates (0: rates since server start).", rich_help_panel=CONN)]
 
 

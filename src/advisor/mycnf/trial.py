@@ -263,8 +263,6 @@ class _TermAsInterrupt:
 
 def mariadb_trial(binary: str, binary_version: str, path: str, options: list[OptionLine], flavor: str,
                   version: Version, catalogue: VariableCatalogue, keep_on_failure: bool = False) -> ServerCheck:
-    import pymysql
-
     chk = ServerCheck(ran=True, method="throwaway mariadbd", binary=binary, binary_version=binary_version)
     install = shutil.which("mariadb-install-db") or shutil.which("mariadb-install-db", path=os.pathsep.join(("/usr/bin",) + SBIN))
     if install is None:
@@ -282,17 +280,7 @@ def mariadb_trial(binary: str, binary_version: str, path: str, options: list[Opt
                 work = Path(tempfile.mkdtemp(prefix="advisor-validate-"))
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-            user, user_note = _run_as(work)
-            (work / "tmp").mkdir()
-            (work / "binlog").mkdir()
-            wrapper = work / "trial.cnf"
-            wrapper.write_text(f"[mysqld]\n!include {Path(path).resolve()}\n", encoding="utf-8")
-            if user is not None and user[1] != 0:
-                for p in (work, work / "tmp", work / "binlog"):
-                    os.chown(p, user[1], user[2])
-                os.chmod(work, 0o755)
-            user_args = [f"--user={user[0]}"] if user is not None else []
-            child_env = dict(os.environ, TMPDIR=str(work / "tmp"))  # the trial's own temporary files stay inside
+            wrapper, user_args, user_note, child_env = _prepare_workdir(work, path)
             t0 = time.monotonic()
             inst = _run_group(procs, [install, "--no-defaults", f"--datadir={work / 'data'}",
                                "--auth-root-authentication-method=normal", "--skip-test-db", *user_args], child_env)
@@ -309,21 +297,7 @@ def mariadb_trial(binary: str, binary_version: str, path: str, options: list[Opt
             cmd = [binary, f"--defaults-file={wrapper}", *extra, *user_args]
             with open(work / "stderr.log", "wb") as err:
                 proc = _spawn(procs, cmd, stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=child_env)
-            sock = str(work / "s")
-            conn = None
-            deadline = time.monotonic() + START_TIMEOUT
-            while conn is None:
-                if proc.poll() is not None:
-                    break
-                if time.monotonic() > deadline:
-                    chk.problems.append(f"the server did not accept connections within {START_TIMEOUT:.0f} s")
-                    break
-                if os.path.exists(sock):
-                    try:
-                        conn = pymysql.connect(unix_socket=sock, user="root", password="", connect_timeout=5)
-                    except pymysql.MySQLError:
-                        conn = None
-                time.sleep(0.05)
+            conn = _connect_when_up(proc, str(work / "s"), chk)
             log = _read_log(work)
             for line in log:
                 if "[ERROR]" in line:
@@ -337,24 +311,7 @@ def mariadb_trial(binary: str, binary_version: str, path: str, options: list[Opt
                     if not chk.problems:
                         chk.problems.append(f"mariadbd exited with status {proc.returncode}: " + " | ".join(log[-5:]))
                 return chk
-            try:
-                with conn.cursor() as cur:
-                    cur.execute("SHOW GLOBAL VARIABLES")
-                    server = {str(k).lower(): str(v) for k, v in cur.fetchall()}
-            finally:
-                conn.close()
-            overridden = {o.split("=", 1)[0][2:].replace("-", "_") for o in extra}
-            for key, o in opts.items():
-                mapped = option_to_variable(key, o.value, lambda n: n in server)
-                if mapped is None or mapped[0] in overridden:
-                    continue
-                var, want = mapped
-                unit = unit_of(var, flavor, version, catalogue)
-                same = same_value(want, server[var], unit)
-                chk.readback.append((o.name, show(want, unit), show(server[var], unit), same))
-                if not same:
-                    chk.warnings.append(f"{o.name}: the file sets {show(want, unit)} but the server took "
-                                        f"{show(server[var], unit)}")
+            _read_back(chk, conn, opts, extra, flavor, version, catalogue)
             chk.ok = not chk.problems
             chk.reason = f"started in {time.monotonic() - t0:.1f} s and read back {len(chk.readback)} settings"
             return chk
@@ -373,6 +330,65 @@ def mariadb_trial(binary: str, binary_version: str, path: str, options: list[Opt
             if work is not None and not keep_on_failure:
                 _remove(work)
             _restore_interrupts()
+
+
+def _prepare_workdir(work: Path, path: str) -> tuple[Path, list[str], str, dict[str, str]]:
+    """The trial's option file (!include of the file under test), the --user it runs as (nobody when
+    started as root), why, and the environment that keeps its temporary files inside `work`."""
+    user, user_note = _run_as(work)
+    (work / "tmp").mkdir()
+    (work / "binlog").mkdir()
+    wrapper = work / "trial.cnf"
+    wrapper.write_text(f"[mysqld]\n!include {Path(path).resolve()}\n", encoding="utf-8")
+    if user is not None and user[1] != 0:
+        for p in (work, work / "tmp", work / "binlog"):
+            os.chown(p, user[1], user[2])
+        os.chmod(work, 0o755)
+    user_args = [f"--user={user[0]}"] if user is not None else []
+    return wrapper, user_args, user_note, dict(os.environ, TMPDIR=str(work / "tmp"))
+
+
+def _connect_when_up(proc: subprocess.Popen[bytes], sock: str, chk: ServerCheck) -> Any:
+    """A connection over the trial's socket once the server accepts one; None when it exits or the
+    start timeout passes (the reason goes into chk)."""
+    import pymysql
+
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        if proc.poll() is not None:
+            return None
+        if time.monotonic() > deadline:
+            chk.problems.append(f"the server did not accept connections within {START_TIMEOUT:.0f} s")
+            return None
+        if os.path.exists(sock):
+            try:
+                return pymysql.connect(unix_socket=sock, user="root", password="", connect_timeout=5)
+            except pymysql.MySQLError:
+                pass
+        time.sleep(0.05)
+
+
+def _read_back(chk: ServerCheck, conn: Any, opts: dict[str, OptionLine], extra: list[str], flavor: str,
+               version: Version, catalogue: VariableCatalogue) -> None:
+    """Compare what the trial server took with what the file sets (the trial's own overrides aside)."""
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SHOW GLOBAL VARIABLES")
+            server = {str(k).lower(): str(v) for k, v in cur.fetchall()}
+    finally:
+        conn.close()
+    overridden = {o.split("=", 1)[0][2:].replace("-", "_") for o in extra}
+    for key, o in opts.items():
+        mapped = option_to_variable(key, o.value, lambda n: n in server)
+        if mapped is None or mapped[0] in overridden:
+            continue
+        var, want = mapped
+        unit = unit_of(var, flavor, version, catalogue)
+        same = same_value(want, server[var], unit)
+        chk.readback.append((o.name, show(want, unit), show(server[var], unit), same))
+        if not same:
+            chk.warnings.append(f"{o.name}: the file sets {show(want, unit)} but the server took "
+                                f"{show(server[var], unit)}")
 
 
 def _run_group(procs: list[subprocess.Popen[Any]], cmd: list[str], env: dict[str, str],

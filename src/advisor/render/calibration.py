@@ -4,13 +4,12 @@ docs/calibration.md). They return strings and never print."""
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Optional
 
-from advisor.rules.calibration import CALIBRATION_SCHEMA, calibration_document, report_calibration, verdicts_of
+from advisor.rules.calibration import calibration_document, verdicts_of
 from advisor.snapshot import Snapshot
 from advisor.units import format_size
 
-__all__ = ["CALIBRATION_SCHEMA", "body_lines", "render_json", "render_text", "report_dict", "to_dict"]
 
 
 def _ms(v: Optional[float]) -> str:
@@ -113,11 +112,3 @@ def body_lines(snap: Snapshot) -> list[str]:
         for m in cal.missing:
             lines.append(f"  {m.fact}: {m.reason}")
     return lines
-
-
-def report_dict(snap: Snapshot) -> dict[str, Any] | None:
-    return report_calibration(snap)
-
-
-def to_dict(snap: Snapshot) -> dict[str, Any]:
-    return calibration_document(snap)
