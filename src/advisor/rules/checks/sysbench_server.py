@@ -332,7 +332,7 @@ def tls(ctx: CheckContext) -> Optional[CheckResult]:
                  "working directory." if ssl_v == "on" else "")
         return CheckResult(status="pass",
                            evidence=f"{ssl.written} asks for TLS and the server offers it: the run is encrypted by choice; "  # type: ignore[union-attr]
-                                    "state it in the report (on this project's 2-core VM TLS cost 28–33% of point-select "
+                                    "state it in the report (on a 2-core test machine TLS cost 28–33% of point-select "
                                     "and read-only throughput, docs/checklist.md)." + extra, fix=howto, facts=facts)
     if not offers:
         return CheckResult(status="pass",
@@ -376,7 +376,7 @@ def _tls_by_client_library(ctx: CheckContext, ssl: Any, howto: str, facts: dict[
         if v < (3, 4):
             return CheckResult(status="pass",
                                evidence=f"{where}: libmariadb {libv} does not start TLS unless asked, so with {said} the "
-                                        "connections are plain text although the server offers TLS (measured here: "
+                                        "connections are plain text although the server offers TLS (checked with real runs: "
                                         "Ssl_accepts stays put during such a run).", fix=howto, facts=facts)
         return CheckResult(status="fail",
                            evidence=f"{where}: libmariadb {libv} enables TLS by default (sysbench commit 80de759: \"The new "
