@@ -37,8 +37,11 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
                "advisor.knowledge.catalogue", "advisor.knowledge.rulecheck", "advisor.data")),
     ("core", ("advisor.rules", "advisor.report", "advisor.checklist", "advisor.mycnf")),
     ("edge", ("advisor.cache", "advisor.knowledge", "advisor.rules.loader", "advisor.rules.lint", "advisor.collect",
-              "advisor.mycnf.cnf", "advisor.mycnf.verify", "advisor.mycnf.validate", "advisor.mycnf.trial")),
-    ("orchestration", ("advisor.api", "advisor.fleet")),
+              "advisor.mycnf.cnf", "advisor.mycnf.verify", "advisor.mycnf.validate", "advisor.mycnf.trial",
+              "advisor.dumps")),            # advisor.dumps: reading a dump into a Snapshot is a collector
+    ("orchestration", ("advisor.api", "advisor.fleet",
+                       "advisor.watch")),   # advisor.watch: sampling over time; its verdicts belong in the core
+    # (advisor.rules), its output in advisor.render
     ("render", ("advisor.render",)),
     ("cli", ("advisor.cli", "advisor.commands", "advisor.__main__")),
 ]

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
-# what the probes record (calibrate.py reads them as cs.*)
+# what the probes record (the calibrate_* modules read them as calibrate_stats.*)
 from advisor.measure import (CPU_BOUND_FRACTION, PLP_LIKE_BELOW_MS, TCP_PAYLOAD_PER_WIRE, cpu_bound,  # noqa: F401
                              distribution, flush_class, median, payload_ceiling_bytes_per_s,
                              payload_ceiling_mbytes_per_s, percentile)

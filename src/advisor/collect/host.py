@@ -82,12 +82,12 @@ class Locality:
 def local_addresses() -> set[str]:
     """Addresses assigned to this machine (from /proc/net, no subprocess)."""
     from advisor.collect.host_parse import RawTree
-    from advisor.collect.network_parse import local_addresses as la
+    from advisor.collect.network_parse import local_addresses as addresses_in_tree
 
     raw = Gatherer("/")
     for p in ("/proc/net/route", "/proc/net/fib_trie", "/proc/net/if_inet6"):
         raw.read(p)
-    return {str(a) for a in la(RawTree(raw.raw)).all}
+    return {str(a) for a in addresses_in_tree(RawTree(raw.raw)).all}
 
 
 def decide_locality(host: Optional[str], transport: str, variables: dict[str, str],

@@ -11,7 +11,7 @@ from advisor.units import parse_bool, try_number
 from advisor.versions import Version, detect_flavor
 
 
-def _s(v: Any) -> str:
+def _text(v: Any) -> str:
     if v is None:
         return ""
     if isinstance(v, (bytes, bytearray)):
@@ -20,20 +20,20 @@ def _s(v: Any) -> str:
 
 
 def _flavor_of(variables: dict[str, Any]) -> str:
-    return detect_flavor(_s(variables.get("version")), _s(variables.get("version_comment")))
+    return detect_flavor(_text(variables.get("version")), _text(variables.get("version_comment")))
 
 
 def needs_ps_tls(variables: dict[str, Any]) -> bool:
     """Per-connection TLS is visible in performance_schema.status_by_thread when P_S is on (not TiDB)."""
-    return _flavor_of(variables) != "tidb" and parse_bool(_s(variables.get("performance_schema"))) is True
+    return _flavor_of(variables) != "tidb" and parse_bool(_text(variables.get("performance_schema"))) is True
 
 
 def needs_tls_channels(variables: dict[str, Any]) -> bool:
     """performance_schema.tls_channel_status exists on MySQL/Percona from 8.0.21."""
-    if _flavor_of(variables) not in ("mysql", "percona") or parse_bool(_s(variables.get("performance_schema"))) is not True:
+    if _flavor_of(variables) not in ("mysql", "percona") or parse_bool(_text(variables.get("performance_schema"))) is not True:
         return False
     try:
-        return Version.parse(_s(variables.get("version"))) >= Version(8, 0, 21)
+        return Version.parse(_text(variables.get("version"))) >= Version(8, 0, 21)
     except ValueError:
         return False
 
@@ -51,7 +51,7 @@ def _why(code: int, message: str, what: str) -> str:
 
 
 def parse_target(raw: RawServer, host: Optional[str], port: Optional[int], socket: Optional[str]) -> Target:
-    variables = {k.lower(): _s(v) for k, v in raw.variables}
+    variables = {k.lower(): _text(v) for k, v in raw.variables}
     vs = variables.get("version", "")
     vc = variables.get("version_comment", "")
     flavor = detect_flavor(vs, vc)
@@ -68,10 +68,10 @@ def interval_rates(before: list[tuple[str, Any]], after: list[tuple[str, Any]], 
     """Per-second deltas of numeric counters that did not go backwards."""
     if seconds <= 0:
         return {}
-    b = {k: try_number(_s(v)) for k, v in before}
+    b = {k: try_number(_text(v)) for k, v in before}
     out: dict[str, float] = {}
     for k, v in after:
-        n1, n0 = try_number(_s(v)), b.get(k)
+        n1, n0 = try_number(_text(v)), b.get(k)
         if isinstance(n1, (int, float)) and isinstance(n0, (int, float)) and n1 >= n0:
             out[k] = round((n1 - n0) / seconds, 6)
     return out
@@ -82,16 +82,16 @@ def parse_server(raw: RawServer, user: Optional[str], ssl_mode: Optional[str], t
     # pydantic from building schemas on the audit's hot path (~15 ms). A test checks that every
     # collected snapshot survives a validating JSON round trip unchanged.
     facts = ServerFacts.model_construct(
-        variables={k: _s(v) for k, v in raw.variables},
-        status={k: _s(v) for k, v in raw.status},
+        variables={k: _text(v) for k, v in raw.variables},
+        status={k: _text(v) for k, v in raw.status},
         missing=[],
     )
     if raw.status_after is not None and raw.interval_seconds:
         facts.interval = StatusInterval.model_construct(seconds=round(raw.interval_seconds, 3),
                                         rates=interval_rates(raw.status, raw.status_after, raw.interval_seconds))
-        facts.status = {k: _s(v) for k, v in raw.status_after}
+        facts.status = {k: _text(v) for k, v in raw.status_after}
 
-    ssl = {k.lower(): _s(v) for k, v in raw.session_ssl}
+    ssl = {k.lower(): _text(v) for k, v in raw.session_ssl}
     facts.connection = ConnectionInfo.model_construct(
         transport=transport,  # type: ignore[arg-type]
         user=user, thread_id=raw.connection_id,
@@ -105,7 +105,7 @@ def parse_server(raw: RawServer, user: Optional[str], ssl_mode: Optional[str], t
     if raw.data_size is not None:
         sizes: dict[str, EngineSize] = {}
         for engine, count, data, index in raw.data_size:
-            sizes[_s(engine)] = EngineSize.model_construct(tables=int(count or 0), data_bytes=int(data or 0), index_bytes=int(index or 0))
+            sizes[_text(engine)] = EngineSize.model_construct(tables=int(count or 0), data_bytes=int(data or 0), index_bytes=int(index or 0))
         facts.data_size = sizes
     elif "data_size" in raw.errors:
         e = raw.errors["data_size"]
@@ -116,9 +116,9 @@ def parse_server(raw: RawServer, user: Optional[str], ssl_mode: Optional[str], t
         for pid, puser, phost, ver, cipher in raw.ps_tls:
             if raw.connection_id is not None and pid is not None and int(pid) == raw.connection_id:
                 continue  # the advisor's own connection is reported separately
-            sessions.append(TlsSession.model_construct(thread_id=int(pid) if pid is not None else None, user=_s(puser) or None,
-                                       host=_s(phost) or None, tls_version=_s(ver) or None,
-                                       tls_cipher=_s(cipher) or None))
+            sessions.append(TlsSession.model_construct(thread_id=int(pid) if pid is not None else None, user=_text(puser) or None,
+                                       host=_text(phost) or None, tls_version=_text(ver) or None,
+                                       tls_cipher=_text(cipher) or None))
         facts.tls_usage = TlsUsage.model_construct(source="performance_schema", sessions_total=len(sessions),
                                    sessions_tls=sum(1 for s in sessions if s.tls_version), sessions=sessions)
     elif "ps_tls" in raw.errors:
@@ -129,7 +129,7 @@ def parse_server(raw: RawServer, user: Optional[str], ssl_mode: Optional[str], t
                            "state is not visible; Ssl_accepts / Connections since start is used instead")
 
     if raw.tls_channels is not None:
-        facts.tls_channels = {_s(prop): _s(val) for ch, prop, val in raw.tls_channels if _s(ch) == "mysql_main"}
+        facts.tls_channels = {_text(prop): _text(val) for ch, prop, val in raw.tls_channels if _text(ch) == "mysql_main"}
     elif "tls_channels" in raw.errors:
         e = raw.errors["tls_channels"]
         facts.note_missing("server.tls_channels", _why(e.code, e.message, "performance_schema.tls_channel_status"))
@@ -139,7 +139,7 @@ def parse_server(raw: RawServer, user: Optional[str], ssl_mode: Optional[str], t
         for row in raw.tidb_config:
             # SHOW CONFIG columns: Type, Instance, Name, Value
             if len(row) >= 4:
-                cfg[_s(row[2])] = _s(row[3])
+                cfg[_text(row[2])] = _text(row[3])
         facts.tidb_config = cfg
     elif "tidb_config" in raw.errors:
         e = raw.errors["tidb_config"]

@@ -19,11 +19,12 @@ Scope = Literal["global", "session", "both"]
 Scalar = Union[bool, int, float, str]
 
 
-class _M(BaseModel):
+class StrictModel(BaseModel):
+    """Base of the catalogue-file models: unknown keys are errors, values are frozen."""
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class VersionEntry(_M):
+class VersionEntry(StrictModel):
     """The variable exists on these flavors in this version range, with this default."""
 
     flavors: list[FlavorName] = Field(min_length=1)
@@ -58,7 +59,7 @@ class VersionEntry(_M):
         return self
 
 
-class VariableFile(_M):
+class VariableFile(StrictModel):
     unit: Unit
     scope: Scope
     dynamic: bool

@@ -196,8 +196,8 @@ def _toml(v: object) -> str:
 
 # ---------------------------------------------------------------- sizers
 
-STAGE_TEXT = {"propose": "runs on every plan", "fit": "runs after the other sizers, on the whole plan",
-              "full": "runs in --mode full"}
+STAGE_TEXT = {"propose": "runs on every plan", "whole-plan": "runs after the other sizers, on the whole plan",
+              "full-mode": "runs in --mode full"}
 
 
 def _facts_block(facts: dict[str, Any]) -> list[str]:

@@ -141,7 +141,7 @@ def _eval_leaf(leaf: Leaf, view: FactView) -> tuple[Optional[bool], str]:
         if isinstance(rn, Unknown):
             return None, rn.reason
         target = rn * leaf.factor if not isinstance(rn, Version) else rn
-        literals = [ops.Literal_(target, "number", target)] if not isinstance(rn, Version) else [ops.Literal_(str(rn), "version", rn)]
+        literals = [ops.LiteralValue(target, "number", target)] if not isinstance(rn, Version) else [ops.LiteralValue(str(rn), "version", rn)]
         scale = f"{leaf.factor:g} × " if leaf.factor != 1 else ""
         shown_ref = f"{scale}{_show(leaf.ref, rv, view.unit(leaf.ref)).replace(' is ', ' (')})"
     try:

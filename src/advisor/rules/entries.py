@@ -76,12 +76,12 @@ class SizerExample(_Strict):
 
     @field_validator("name")
     @classmethod
-    def _n(cls, v: str) -> str:
+    def _check_name(cls, v: str) -> str:
         return _name(v)
 
     @field_validator("target")
     @classmethod
-    def _t(cls, v: str) -> str:
+    def _check_target(cls, v: str) -> str:
         return _target(v)
 
 
@@ -97,12 +97,12 @@ class SizerFile(_Strict):
 
     @field_validator("references")
     @classmethod
-    def _r(cls, v: list[str]) -> list[str]:
+    def _check_references(cls, v: list[str]) -> list[str]:
         return _urls(v)
 
     @field_validator("id")
     @classmethod
-    def _id(cls, v: str) -> str:
+    def _check_id(cls, v: str) -> str:
         if not SIZER_ID_RE.match(v):
             raise ValueError("sizer ids are <area>.<words-joined-by-dashes> (e.g. 'sizing.buffer-pool')")
         return v
@@ -123,12 +123,12 @@ class CheckExample(_Strict):
 
     @field_validator("name")
     @classmethod
-    def _n(cls, v: str) -> str:
+    def _check_name(cls, v: str) -> str:
         return _name(v)
 
     @field_validator("target")
     @classmethod
-    def _t(cls, v: str) -> str:
+    def _check_target(cls, v: str) -> str:
         return _target(v)
 
 
@@ -145,12 +145,12 @@ class CheckFile(_Strict):
 
     @field_validator("references")
     @classmethod
-    def _r(cls, v: list[str]) -> list[str]:
+    def _check_references(cls, v: list[str]) -> list[str]:
         return _urls(v)
 
     @field_validator("id")
     @classmethod
-    def _id(cls, v: str) -> str:
+    def _check_id(cls, v: str) -> str:
         if not CHECK_ID_RE.match(v):
             raise ValueError("check ids are lower-case words joined by '-' (e.g. 'sysbench-tls')")
         return v

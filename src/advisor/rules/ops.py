@@ -28,7 +28,7 @@ class CoercionError(Exception):
 
 
 @dataclass(frozen=True)
-class Literal_:
+class LiteralValue:
     """A literal as written in a rule, with the comparable value derived from it."""
 
     written: Any
@@ -43,22 +43,22 @@ class Literal_:
         return str(self.written)
 
 
-def make_literal(v: Any) -> Literal_:
+def make_literal(v: Any) -> LiteralValue:
     if isinstance(v, bool):
-        return Literal_(v, "bool", v)
+        return LiteralValue(v, "bool", v)
     if isinstance(v, (int, float)):
-        return Literal_(v, "number", v)
+        return LiteralValue(v, "number", v)
     if isinstance(v, str):
         if _SIZE_LITERAL.match(v):
-            return Literal_(v, "size", parse_size(v))
+            return LiteralValue(v, "size", parse_size(v))
         n = try_number(v)
         if n is not None:
-            return Literal_(v, "number", n)
-        return Literal_(v, "string", v)
+            return LiteralValue(v, "number", n)
+        return LiteralValue(v, "string", v)
     raise ValueError(f"unsupported literal {v!r} (use a string, number or boolean)")
 
 
-def coerce(fact_value: Any, lit: Literal_) -> Any:
+def coerce(fact_value: Any, lit: LiteralValue) -> Any:
     """The fact value converted to the literal's kind, or CoercionError."""
     if isinstance(fact_value, Version):
         if lit.kind in ("number", "size", "string"):
@@ -86,7 +86,7 @@ def coerce(fact_value: Any, lit: Literal_) -> Any:
     return str(fact_value).strip().lower(), str(lit.value).strip().lower()
 
 
-def compare(op: str, fact_value: Any, lit: Literal_) -> bool:
+def compare(op: str, fact_value: Any, lit: LiteralValue) -> bool:
     a, b = coerce(fact_value, lit)
     if op == "eq":
         return a == b
@@ -103,7 +103,7 @@ def compare(op: str, fact_value: Any, lit: Literal_) -> bool:
     raise ValueError(op)
 
 
-def apply(op: str, fact_value: Any, literals: list[Literal_], pattern: re.Pattern[str] | None = None) -> bool:
+def apply(op: str, fact_value: Any, literals: list[LiteralValue], pattern: re.Pattern[str] | None = None) -> bool:
     """Evaluate a non-`exists` operator. literals holds one item, the list for in/not_in, or
     [low, high] for between."""
     if op in _SYMBOL:
@@ -125,7 +125,7 @@ def apply(op: str, fact_value: Any, literals: list[Literal_], pattern: re.Patter
     raise ValueError(f"unknown operator {op}")
 
 
-def sentence(op: str, shown_fact: str, literals: list[Literal_], pattern_text: str = "", negated: bool = False) -> str:
+def sentence(op: str, shown_fact: str, literals: list[LiteralValue], pattern_text: str = "", negated: bool = False) -> str:
     """'var.sort_buffer_size is 32 MiB, ≥ 32M (32 MiB)' style text for reasons."""
     if op in _SYMBOL:
         rel = _SYMBOL[op]

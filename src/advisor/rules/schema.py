@@ -48,7 +48,7 @@ class ConditionError(ValueError):
 class Leaf:
     fact: str
     op: str
-    literals: tuple[ops.Literal_, ...] = ()
+    literals: tuple[ops.LiteralValue, ...] = ()
     ref: Optional[str] = None
     factor: float = 1.0
     pattern: Optional[re.Pattern[str]] = None
@@ -154,11 +154,12 @@ def parse_condition(obj: Any, loc: str = "when") -> Condition:
 
 # ---------------------------------------------------------------- rule file models
 
-class _M(BaseModel):
+class StrictModel(BaseModel):
+    """Base of the rule-file models: unknown keys are errors, values are frozen."""
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
-class AppliesTo(_M):
+class AppliesTo(StrictModel):
     purpose: list[Purpose] = Field(default_factory=lambda: ["production", "benchmark"])
     flavors: dict[Literal["mysql", "percona", "mariadb", "tidb"], str] = Field(
         default_factory=lambda: {f: "*" for f in FLAVORS},
@@ -176,7 +177,7 @@ class AppliesTo(_M):
         return v
 
 
-class Override(_M):
+class Override(StrictModel):
     """Changes severity and/or text of a fired rule when its condition holds. Every override that
     holds applies, in file order, so a later override wins for the fields it sets."""
 
@@ -186,7 +187,7 @@ class Override(_M):
     fix: Optional[str] = None
 
 
-class Recommend(_M):
+class Recommend(StrictModel):
     """A recommended setting: a literal value for a variable, or a named formula that returns
     {variable: value} (so the variable's name can follow the target's version)."""
 
@@ -197,7 +198,7 @@ class Recommend(_M):
     when: Optional[dict[str, Any]] = None
 
 
-class Example(_M):
+class Example(StrictModel):
     name: str
     expect: Status
     purpose: Purpose = "production"
@@ -223,7 +224,7 @@ class Example(_M):
         return v
 
 
-class RuleFile(_M):
+class RuleFile(StrictModel):
     id: str
     title: str
     category: Category

@@ -7,9 +7,10 @@ purpose and workload) and returns a SizerOutcome: fired (proposals, each a my.cn
 sentence of reasons and numbers), passed (the server already has it), not_applicable, or unknown
 (the fact it needs is missing; the reason says which, and nothing is guessed).
 
-Stages: `propose` sizers run in registry order on every plan (advisor.mycnf.model.build_plan);
-sizing.memory-budget then fits the result into the memory limit (advisor.rules.memory), and
-durability.full states durable values in a complete file (--mode full).
+Stages: `propose` sizers run in registry order on every plan (advisor.mycnf.plan.build_plan); the
+`whole-plan` sizer sizing.memory-budget then fits the result into the memory limit
+(advisor.rules.memory), and the `full-mode` sizer durability.full states durable values in a complete
+file (--mode full).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from advisor.units import format_cnf_size, format_number, format_size, to_number
 GiB = 1 << 30
 
 Status = Literal["fired", "passed", "not_applicable", "unknown"]
-Stage = Literal["propose", "fit", "full"]
+Stage = Literal["propose", "whole-plan", "full-mode"]
 KIND_RANK = {"guard": 0, "rule": 1, "sizing": 2}  # lower wins (see advisor.mycnf.model.resolve)
 
 
@@ -308,7 +309,7 @@ def full_durability_reason(name: str, current: str, variables: Mapping[str, str]
             "--allow-unsafe-durability writes a weaker value.")
 
 
-@sizer("durability.full", stage="full")
+@sizer("durability.full", stage="full-mode")
 def full_durability(ctx: SizingContext) -> SizerOutcome:
     out = []
     for name, safe in DURABLE_VALUES.items():
@@ -323,7 +324,7 @@ def full_durability(ctx: SizingContext) -> SizerOutcome:
 
 # ---------------------------------------------------------------- memory budget
 
-@sizer("sizing.memory-budget", stage="fit")
+@sizer("sizing.memory-budget", stage="whole-plan")
 def memory_budget(ctx: SizingContext) -> SizerOutcome:
     """The server's own configuration fitted into its memory limit (the plan fits its proposals the same way)."""
     v = ctx.view
