@@ -15,20 +15,19 @@ from __future__ import annotations
 
 import datetime as _dt
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Optional
 
 from advisor import __version__
-from advisor.collect.connection import ConnectionOptions, Endpoint, connect, resolve
 from advisor.errors import SnapshotError, UsageError
 from advisor.report import Report
 from advisor.snapshot import Missing, Snapshot, load_snapshot
 
 if TYPE_CHECKING:  # pragma: no cover
     from advisor.checklist import Checklist
+    from advisor.collect.connection import ConnectionOptions, Endpoint
     from advisor.mycnf.model import MycnfOptions, Plan
-    from advisor.rules.entries import Catalogue
+    from advisor.rules.catalogue import Catalogue
     from advisor.sysbench import LocalSysbench
 
 __all__ = ["Assessment", "Calibration", "Collection", "assess", "attach_calibration", "audit", "calibrate",
@@ -48,6 +47,8 @@ def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Opti
     """Connect, read the server (read-only) and return a snapshot. With `machine` (the default) the
     snapshot also gets the client's network path and, when they can be had, the server host's
     facts (see collect_machine)."""
+    from advisor.collect.connection import connect, resolve
+
     from advisor.collect.mysql import read_server
     from advisor.collect.parse import parse_server, parse_target
 
@@ -151,9 +152,10 @@ def demo_snapshot() -> Snapshot:
 
 
 # ---------------------------------------------------------------- the one orchestration
+# (NamedTuples, not dataclasses: every command imports this module, and a dataclass costs about a
+# millisecond of start-up to create; bench/startup.py)
 
-@dataclass(frozen=True)
-class Collection:
+class Collection(NamedTuple):
     """How to get the facts of a live server: connection options and what else to read."""
 
     options: ConnectionOptions
@@ -166,8 +168,7 @@ class Collection:
     host_facts: Optional[str] = None
 
 
-@dataclass(frozen=True)
-class Calibration:
+class Calibration(NamedTuple):
     """Whether to calibrate a live server: `enabled` None means as the purpose says (full for benchmark,
     round trips only for production); the budget counts from `started` (time.monotonic())."""
 
@@ -178,12 +179,14 @@ class Calibration:
     started: Optional[float] = None
 
 
-@dataclass
-class Assessment:
+class Assessment(NamedTuple):
+    """What assess() found: the snapshot (with its calibration), the audit, the catalogue it used, and
+    how long collecting, calibrating and auditing took (seconds)."""
+
     snapshot: Snapshot
     report: Report
     catalogue: "Catalogue"
-    timings: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, float]
 
 
 def assess(purpose: str, *, snapshot: Optional[Snapshot] = None, collection: Optional[Collection] = None,
@@ -235,6 +238,8 @@ def _check_ignore(catalogue: "Catalogue", ignore: Iterable[str]) -> list[str]:
 
 
 def _collect_for(purpose: str, c: Collection, cal: Calibration) -> tuple[Snapshot, Endpoint, Optional[str]]:
+    from advisor.collect.connection import resolve
+
     mode = calibration_mode(purpose, cal.enabled, cal.write_probe)
     if mode is not None:
         check_calibration_budget(cal.budget_s)
@@ -381,6 +386,8 @@ def calibrate(opts: ConnectionOptions, budget_s: float = CALIBRATE_DEFAULT_SECON
               progress=None, started: Optional[float] = None, endpoint: Optional[Endpoint] = None) -> Snapshot:
     """Collect the server facts and run a full calibration within `budget_s` seconds counted from
     `started` (time.monotonic(); default: now). Returns the snapshot with its calibration section."""
+    from advisor.collect.connection import resolve
+
     import time
 
     started = time.monotonic() if started is None else started

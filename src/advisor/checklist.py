@@ -25,12 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from advisor import __version__
-from advisor.rules.checks import CHECKS, CheckContext, check_context
-from advisor.rules.checks.base import ITEM_STATUSES, PHASES, ItemStatus, Phase
 from advisor.report import Report, target_dict
+from advisor.rules.catalogue import Catalogue
+from advisor.rules.checks import CHECKS, CheckContext, check_context
 from advisor.rules.engine import fact_view
-from advisor.rules.entries import Catalogue
-from advisor.rules.schema import Rule
+from advisor.rules.schema import ITEM_STATUSES, PHASES, ItemStatus, Phase, Rule
 from advisor.snapshot import Snapshot, Target
 from advisor.sysbench import LocalSysbench, SysbenchCommand
 

@@ -265,3 +265,16 @@ def test_floors_match_the_picture_in_the_docs():
     doc = (SRC.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
     for name, _ in FLOORS:
         assert re.search(rf"\b{name}\b", doc), f"docs/architecture.md does not name the floor {name!r}"
+
+
+def test_an_audit_from_the_cache_loads_no_sizer_or_check_code(tmp_path):
+    """Start-up: an audit reads the rules from the cache and never imports the other kinds' schemas and
+    code (the sizers, the checklist checks, the sysbench model); they load on first use."""
+    code = ("import sys\nfrom advisor import api\napi.audit(api.demo_snapshot(), 'production')\n"
+            "print('\\n'.join(sorted(sys.modules)))\n")
+    env = {"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path), "PYTHONPATH": str(SRC)}
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)  # fills it
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    loaded = [m for m in out.split() if _under(m, ("advisor.rules.entries", "advisor.rules.sizers",
+                                                    "advisor.rules.checks", "advisor.sysbench", "advisor.checklist"))]
+    assert loaded == []

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from advisor.knowledge.catalogue import VariableCatalogue
-from advisor.rules.entries import KINDS, Catalogue, CheckEntry, SizerEntry, kind_of
+from advisor.rules.catalogue import Catalogue
+from advisor.rules.entries import KINDS, CheckEntry, SizerEntry, kind_of
 from advisor.rules.examples_run import run_check_example, run_example, run_sizer_example, sizer_workload
 from advisor.rules.formulas import FORMULAS
 from advisor.rules.schema import AllOf, AnyOf, Condition, Leaf, NotOf, Rule
@@ -296,8 +297,8 @@ def index_page(kind: str, entries: list[Any]) -> str:
 def pages(catalogue: Catalogue) -> dict[str, str]:
     """Every generated page, by its path under docs/."""
     out: dict[str, str] = {}
-    by_kind = {"rule": list(catalogue.rules), "sizer": list(catalogue.sizers), "check": list(catalogue.checks)}
-    for kind, entries in by_kind.items():
+    for kind in KINDS:
+        entries = list(catalogue.of(kind))
         d = KINDS[kind].plural
         for e in entries:
             out[f"{d}/{e.id}.md"] = entry_page(e, catalogue.variables)

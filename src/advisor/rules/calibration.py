@@ -5,8 +5,7 @@ the `calibration` object of a report. Pure: advisor.render.calibration prints th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from advisor.measure import flush_class, payload_ceiling_mbytes_per_s
 
@@ -16,8 +15,7 @@ SERVER_HEADROOM = 1.5  # server row generation / stream rate below this: the ser
 CALIBRATION_SCHEMA = "advisor.calibration/1"
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):  # not a dataclass: an audit imports this module (start-up, bench/startup.py)
     code: str
     why: str
 

@@ -8,7 +8,7 @@ item is true, otherwise unknown propagates. Every outcome carries a reason.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Optional
+from typing import Any, Iterable, Literal, NamedTuple, Optional
 
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules import ops
@@ -24,8 +24,7 @@ from advisor.versions import Version
 NoteKind = Literal["dropped", "unchecked", "no_value"]
 
 
-@dataclass(frozen=True)
-class Note:
+class Note(NamedTuple):  # not a dataclass: start-up (bench/startup.py)
     """Something the engine did to a finding's recommendation: dropped a setting the target would not
     take (kind dropped, with the variable and value), kept one the catalogue does not know (unchecked),
     or found no computed value (no_value). Other modules read the fields, never the text."""

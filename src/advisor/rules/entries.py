@@ -1,4 +1,4 @@
-"""The catalogue: every piece of knowledge as an entry of one shape, whatever its kind.
+"""The kinds of catalogue entries: their TOML schemas, the loaded entries, and KINDS.
 
     kind    file                         logic                                    page
     rule    rules/<area>/<id>.toml       conditions as data (+ derived facts, formulas)   docs/rules/<id>.md
@@ -12,23 +12,20 @@ prints its page. A TOML file says its kind (`kind = "sizer"`; a file without `ki
 Kinds are data (KINDS): a new kind (the watch verdicts of `advisor watch`, evaluated over a time
 series instead of a snapshot) adds its schema here, its example runner to advisor.rules.examples_run
 and its page to advisor.render.pages; the loader, the registry meta-tests, `explain` and the page
-index take it from KINDS. A rule family generated from data (risky values per variable in the
-variable catalogue) is a RuleGenerator: a pure function from the variable catalogue to Rules, each
-with its own examples, run by the same engine and documented by the same page renderer (see
-build_catalogue and docs/architecture.md).
+index take it from KINDS. The Catalogue that holds the loaded entries, and the RuleGenerator hook for
+rule families generated from data, are in advisor.rules.catalogue (light, so an audit does not import
+these schemas).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Literal, Optional, Union
+from dataclasses import dataclass
+from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from advisor.knowledge.catalogue import VariableCatalogue
-from advisor.rules.checks.base import Phase
-from advisor.rules.schema import Purpose, Rule, Status
+from advisor.rules.schema import Phase, Purpose, Rule, Status
 from advisor.versions import FLAVORS
 
 SIZER_ID_RE = re.compile(r"^[a-z]+\.[a-z0-9]+(-[a-z0-9]+)*$")
@@ -224,50 +221,3 @@ KINDS: dict[str, EntryKind] = {
 
 def kind_of(entry: Any) -> str:
     return getattr(entry, "kind", "rule") if not isinstance(entry, Rule) else "rule"
-
-
-@dataclass(frozen=True)
-class Catalogue:
-    """The loaded knowledge: the variable catalogue and every entry of every kind."""
-
-    variables: VariableCatalogue
-    rules: tuple[Rule, ...] = ()
-    sizers: tuple[SizerEntry, ...] = ()
-    checks: tuple[CheckEntry, ...] = ()
-    generated: tuple[str, ...] = field(default=())   # ids of rules made by a RuleGenerator
-
-    def entries(self) -> list[Entry]:
-        return [*self.rules, *self.sizers, *self.checks]
-
-    def find(self, entry_id: str) -> Optional[Entry]:
-        for e in self.entries():
-            if entry_id == e.id or entry_id in getattr(e.spec, "aliases", []):
-                return e
-        return None
-
-    def check(self, check_id: str) -> Optional[CheckEntry]:
-        return next((c for c in self.checks if c.id == check_id), None)
-
-    def with_rules(self, rules: Iterable[Rule]) -> "Catalogue":
-        return replace(self, rules=tuple(rules))
-
-
-# A rule family made from data: a pure function from the variable catalogue to rules, each carrying the
-# examples it derives from its own data (a risky value must fire, the default must stay quiet).
-RuleGenerator = Callable[[VariableCatalogue], Iterable[Rule]]
-RULE_GENERATORS: tuple[RuleGenerator, ...] = ()
-
-
-def build_catalogue(variables: VariableCatalogue, rules: Iterable[Rule], sizers: Iterable[SizerEntry] = (),
-                    checks: Iterable[CheckEntry] = (),
-                    generators: Iterable[RuleGenerator] = RULE_GENERATORS) -> Catalogue:
-    """The catalogue from loaded entries plus the generated rule families; ids are unique across kinds."""
-    made = [r for g in generators for r in g(variables)]
-    cat = Catalogue(variables, tuple(rules) + tuple(made), tuple(sizers), tuple(checks), tuple(r.id for r in made))
-    seen: dict[str, str] = {}
-    for e in cat.entries():
-        for name in [e.id, *getattr(e.spec, "aliases", [])]:
-            if name in seen:
-                raise ValueError(f"{e.path}: id {name!r} is already used by {seen[name]}")
-            seen[name] = e.path
-    return cat

@@ -6,21 +6,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Optional, Union
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
 from pydantic import ValidationError
 
 from advisor.errors import RuleLoadError
 from advisor.knowledge.catalogue import VariableCatalogue
-from advisor.knowledge.rulecheck import check_recommendations
-from advisor.rules.checks import CHECKS
+from advisor.rules.catalogue import Catalogue, build_catalogue
 from advisor.rules.derived import DERIVED
-from advisor.rules.entries import KINDS, Catalogue, CheckEntry, Entry, SizerEntry, build_catalogue, kind_of
 from advisor.rules.facts import FILTERS, template_paths, validate_path
 from advisor.rules.formulas import FORMULAS
 from advisor.rules.schema import ConditionError, Rule, RuleFile, parse_condition
-from advisor.rules.sizers import SIZERS
 from advisor.versions import VersionRange
+
+if TYPE_CHECKING:
+    from advisor.rules.entries import Entry
 
 PathLike = Union[str, Path, Any]  # Any: importlib.resources Traversable
 
@@ -115,6 +115,8 @@ def rule_from_data(raw: dict[str, Any], source: str, catalogue: Optional[Variabl
         if problem:
             raise _err(source, f"evidence[{i}]", problem)
     _check_example_facts(spec.examples, source)
+    from advisor.knowledge.rulecheck import check_recommendations  # validation only: not on a cache hit
+
     if catalogue is None:
         from advisor.knowledge import default_catalogue
 
@@ -140,6 +142,10 @@ def _check_example_facts(examples: Iterable[Any], source: str) -> None:
 
 def entry_from_data(raw: dict[str, Any], source: str, catalogue: Optional[VariableCatalogue] = None) -> Entry:
     """A rule, sizer or checklist check from a file's data, by its `kind` (absent: a rule)."""
+    from advisor.rules.checks import CHECKS  # the other kinds' code: only when their files are validated
+    from advisor.rules.entries import KINDS, CheckEntry, SizerEntry
+    from advisor.rules.sizers import SIZERS
+
     kind = raw.get("kind", "rule")
     if kind == "rule" and "kind" not in raw:
         return rule_from_data(raw, source, catalogue)
@@ -209,14 +215,27 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
     here = Path(__file__).resolve().parent
     from advisor.cache import cached, code_files
 
-    loaded = cached("catalogue", files + code_files(here, here.parent / "knowledge"), lambda: _load(files),
-                    lambda x: isinstance(x, tuple) and len(x) == 3)
-    rules, sizers, checks = loaded
-    return build_catalogue(variables, rules, sizers, checks)
+    inputs = files + code_files(here, here.parent / "knowledge")
+    validated: list[tuple[list[Rule], dict[str, list[Any]]]] = []
 
+    def validate() -> tuple[list[Rule], dict[str, list[Any]]]:
+        if not validated:
+            validated.append(_load(files))
+        return validated[0]
 
-def _load(files: list[tuple[str, Any]]) -> tuple[list[Rule], list[SizerEntry], list[CheckEntry]]:
-    out: tuple[list[Rule], list[SizerEntry], list[CheckEntry]] = ([], [], [])
+    def others() -> dict[str, list[Any]]:
+        return cached("entries", inputs, lambda: validate()[1], lambda x: isinstance(x, dict))
+
+    rules = cached("catalogue", inputs, lambda: validate()[0], lambda x: isinstance(x, list))
+    return build_catalogue(variables, rules, others=others)
+
+def _load(files: list[tuple[str, Any]]) -> tuple[list[Rule], dict[str, list[Any]]]:
+    """Every file validated: the rules, and the other kinds' entries by kind; ids unique across kinds
+    (so a hit on the rules' cache file still means all of them were checked)."""
+    from advisor.rules.entries import KINDS, kind_of
+
+    rules: list[Rule] = []
+    others: dict[str, list[Any]] = {k: [] for k in KINDS if k != "rule"}
     seen: dict[str, str] = {}
     for source, f in files:
         entry = entry_from_data(_toml(f.read_text(encoding="utf-8"), source), source)
@@ -225,5 +244,6 @@ def _load(files: list[tuple[str, Any]]) -> tuple[list[Rule], list[SizerEntry], l
                 raise RuleLoadError(f"{source}: id: {name!r} is already used by {seen[name]}.",
                                     "give the entry a new id, or use --ignore to switch off the built-in rule.")
             seen[name] = source
-        out[{"rule": 0, "sizer": 1, "check": 2}[kind_of(entry)]].append(entry)  # type: ignore[index]
-    return out
+        kind = kind_of(entry)
+        (rules if kind == "rule" else others[kind]).append(entry)  # type: ignore[arg-type]
+    return rules, others

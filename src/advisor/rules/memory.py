@@ -23,8 +23,7 @@ fit_to_memory lowers settings in a fixed order (FIT_ORDER) and says what it lowe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Mapping, Optional, Protocol
+from typing import Mapping, NamedTuple, Optional, Protocol
 
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules.facts import FactView
@@ -60,15 +59,16 @@ class BudgetError(Exception):
     """The configuration cannot be made to fit the memory limit."""
 
 
-@dataclass(frozen=True)
-class BudgetLine:
+# The records here are NamedTuples and plain classes, not dataclasses: an audit imports this module,
+# and a dataclass costs about a millisecond of start-up to create (bench/startup.py).
+
+class BudgetLine(NamedTuple):
     name: str
     bytes: int
     detail: str = ""
 
 
-@dataclass(frozen=True)
-class MemoryBudget:
+class MemoryBudget(NamedTuple):
     lines: tuple[BudgetLine, ...]
     per_connection: int
     per_connection_parts: tuple[BudgetLine, ...]
@@ -113,17 +113,15 @@ class ValueSource(Protocol):
     def memory_engine(self) -> Optional[bool]: ...
 
 
-@dataclass
 class PlannedValues:
     """A configuration's effective values on one target: explicit values, then the catalogue's defaults,
     then conservative fallbacks (recorded as assumptions)."""
 
-    flavor: str
-    version: Version
-    explicit: Mapping[str, str]
-    catalogue: VariableCatalogue
-    cpus: Optional[int] = None
-    assumptions: list[str] = field(default_factory=list)
+    def __init__(self, flavor: str, version: Version, explicit: Mapping[str, str], catalogue: VariableCatalogue,
+                 cpus: Optional[int] = None, assumptions: Optional[list[str]] = None):
+        self.flavor, self.version, self.explicit, self.catalogue = flavor, version, explicit, catalogue
+        self.cpus = cpus
+        self.assumptions: list[str] = assumptions if assumptions is not None else []
 
     def exists(self, name: str) -> bool:
         if name.lower() in {k.lower() for k in self.explicit}:
@@ -158,12 +156,12 @@ class PlannedValues:
         return tmp_tables_in_memory_engine(self.flavor, self.version, self.raw("internal_tmp_mem_storage_engine"))
 
 
-@dataclass
 class ObservedValues:
     """The server's own values, as the rules read them: a required value the server did not report makes
     the figure unknown (FactMissing from the view); an optional global buffer it did not report counts 0."""
 
-    view: FactView
+    def __init__(self, view: FactView):
+        self.view = view
 
     @property
     def flavor(self) -> str:
@@ -231,8 +229,7 @@ def compute_budget(src: ValueSource, limit: Optional[int]) -> MemoryBudget:
 
 # ---------------------------------------------------------------- fitting (sizer sizing.memory-budget)
 
-@dataclass(frozen=True)
-class Adjustment:
+class Adjustment(NamedTuple):
     variable: str
     old: int
     new: int

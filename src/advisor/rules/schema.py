@@ -22,6 +22,11 @@ SEVERITY_RANK = {"info": 1, "warning": 2, "critical": 3}
 Purpose = Literal["production", "benchmark"]
 PURPOSES: tuple[str, ...] = ("production", "benchmark")
 Status = Literal["fired", "passed", "not_applicable", "unknown"]
+# checklist checks: the phase an item belongs to and its outcome
+Phase = Literal["environment", "server", "data", "run"]
+ItemStatus = Literal["pass", "fail", "unknown", "manual"]
+PHASES: tuple[Phase, ...] = ("environment", "server", "data", "run")
+ITEM_STATUSES: tuple[ItemStatus, ...] = ("pass", "fail", "unknown", "manual")
 STATUSES: tuple[str, ...] = ("fired", "passed", "not_applicable", "unknown")
 
 # The closed, documented set of categories (docs/report-format.md).

@@ -4,15 +4,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Optional
+from typing import Any, Callable, Optional
 
 from advisor.rules.facts import FactView
+from advisor.rules.schema import ItemStatus
 from advisor.sysbench import LocalSysbench, SysbenchCommand
-
-Phase = Literal["environment", "server", "data", "run"]
-ItemStatus = Literal["pass", "fail", "unknown", "manual"]
-PHASES: tuple[Phase, ...] = ("environment", "server", "data", "run")
-ITEM_STATUSES: tuple[ItemStatus, ...] = ("pass", "fail", "unknown", "manual")
 
 
 @dataclass(frozen=True)

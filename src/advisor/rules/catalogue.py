@@ -1,0 +1,93 @@
+"""The loaded knowledge the core is handed: the variable catalogue and every entry of every kind
+(rules, sizers, checklist checks; advisor.rules.entries defines the kinds).
+
+Rules are loaded with the catalogue; the other kinds on first use (`others`, a function the loader
+hands in, {kind: entries}), so an audit never imports the sizer and check schemas and code. Ids are unique across kinds: among
+the rules when the catalogue is built, across all kinds when the others arrive.
+
+A rule family made from data (risky values per server variable, read from the variable catalogue) is a
+RuleGenerator: a pure function from the VariableCatalogue to Rules, each carrying the examples it
+derives from its own data (the risky value fires, the default stays quiet). Listed in RULE_GENERATORS,
+it is run by build_catalogue; its rules are evaluated by the same engine, checked by the same example
+test and lint, and documented by the same page renderer; `Catalogue.generated` lists their ids.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+
+from advisor.knowledge.catalogue import VariableCatalogue
+from advisor.rules.schema import Rule
+
+RuleGenerator = Callable[[VariableCatalogue], Iterable[Rule]]
+RULE_GENERATORS: tuple[RuleGenerator, ...] = ()
+
+Others = Callable[[], Mapping[str, Sequence[Any]]]  # () -> {kind: entries} for every kind but "rule"
+
+
+class Catalogue:
+    """The variable catalogue and the entries: `rules` now, the other kinds (`of(kind)`; `sizers`,
+    `checks`) on first use."""
+
+    def __init__(self, variables: VariableCatalogue, rules: Iterable[Rule] = (), sizers: Iterable[Any] = (),
+                 checks: Iterable[Any] = (), generated: Iterable[str] = (), *, others: Optional[Others] = None):
+        self.variables = variables
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        self.generated: tuple[str, ...] = tuple(generated)
+        given = {"sizer": tuple(sizers), "check": tuple(checks)}
+        self._others: Others = others if others is not None else (lambda: given)
+        self._loaded: Optional[dict[str, tuple[Any, ...]]] = None
+        _check_unique(self.rules)
+
+    def _load_others(self) -> dict[str, tuple[Any, ...]]:
+        if self._loaded is None:
+            loaded = {kind: tuple(entries) for kind, entries in self._others().items()}
+            _check_unique([*self.rules, *(e for entries in loaded.values() for e in entries)])
+            self._loaded = loaded
+        return self._loaded
+
+    def of(self, kind: str) -> tuple[Any, ...]:
+        """The entries of one kind ("rule", "sizer", "check", or a kind added to advisor.rules.entries.KINDS)."""
+        return self.rules if kind == "rule" else self._load_others().get(kind, ())
+
+    @property
+    def sizers(self) -> tuple[Any, ...]:
+        return self.of("sizer")
+
+    @property
+    def checks(self) -> tuple[Any, ...]:
+        return self.of("check")
+
+    def entries(self) -> list[Any]:
+        return [*self.rules, *(e for entries in self._load_others().values() for e in entries)]
+
+    def find(self, entry_id: str) -> Optional[Any]:
+        for e in self.entries():
+            if entry_id == e.id or entry_id in getattr(e.spec, "aliases", []):
+                return e
+        return None
+
+    def check(self, check_id: str) -> Optional[Any]:
+        return next((c for c in self.checks if c.id == check_id), None)
+
+    def with_rules(self, rules: Iterable[Rule]) -> "Catalogue":
+        """The same catalogue with other rules (the other kinds as they are)."""
+        return Catalogue(self.variables, rules, generated=self.generated, others=self._load_others)
+
+
+def _check_unique(entries: Iterable[Any]) -> None:
+    seen: dict[str, str] = {}
+    for e in entries:
+        for name in [e.id, *getattr(e.spec, "aliases", [])]:
+            if name in seen:
+                raise ValueError(f"{e.path}: id {name!r} is already used by {seen[name]}")
+            seen[name] = e.path
+
+
+def build_catalogue(variables: VariableCatalogue, rules: Iterable[Rule], sizers: Iterable[Any] = (),
+                    checks: Iterable[Any] = (), generators: Iterable[RuleGenerator] = RULE_GENERATORS, *,
+                    others: Optional[Others] = None) -> Catalogue:
+    """The catalogue from loaded entries plus the generated rule families (`others` loads the sizers and
+    checks on first use instead of `sizers` and `checks`)."""
+    made = [r for g in generators for r in g(variables)]
+    return Catalogue(variables, [*rules, *made], sizers, checks, [r.id for r in made], others=others)
