@@ -278,3 +278,20 @@ def test_an_audit_from_the_cache_loads_no_sizer_or_check_code(tmp_path):
     loaded = [m for m in out.split() if _under(m, ("advisor.rules.entries", "advisor.rules.sizers",
                                                     "advisor.rules.checks", "advisor.sysbench", "advisor.checklist"))]
     assert loaded == []
+
+
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_module_over_600_lines_and_no_function_over_80():
+    problems = []
+    for name, path in sorted(modules().items()):
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > MAX_MODULE_LINES:
+            problems.append(f"{name}: {text.count(chr(10))} lines (at most {MAX_MODULE_LINES}; split it by topic)")
+        for n in ast.walk(ast.parse(text)):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.end_lineno - n.lineno + 1 > MAX_FUNCTION_LINES:
+                problems.append(f"{name}.{n.name} (line {n.lineno}): {n.end_lineno - n.lineno + 1} lines "
+                                f"(at most {MAX_FUNCTION_LINES})")
+    assert problems == [], "\n".join(problems)
