@@ -109,19 +109,58 @@ def host_facts_only(sysroot: Optional[str] = None) -> str:
     return host_facts_document(raw, facts)
 
 
-def read_snapshot_file(path: str) -> Snapshot:
-    p = Path(path)
-    if path == "-":
-        import sys
+def read_snapshot_file(path: str, input_format: Optional[str] = None) -> Snapshot:
+    """A snapshot file, or a dump that advisor.dumps imports (detected, or named by input_format:
+    'snapshot' or one of advisor.dumps.FORMATS). A pt-mysql-summary / pt-stalk directory works too."""
+    import sys
 
-        return load_snapshot(sys.stdin.read(), "snapshot on stdin")
+    p = Path(path)
+    if input_format not in (None, "snapshot"):
+        return _import_dump(path, input_format, None if path != "-" else sys.stdin.read())
+    if path == "-":
+        text = sys.stdin.read()
+        if input_format == "snapshot" or _looks_like_snapshot(text):
+            return load_snapshot(text, "snapshot on stdin")
+        return _import_dump(path, None, text)
+    if p.is_dir():
+        return _import_dump(path, None, None)
     if not p.is_file():
         raise SnapshotError(f"snapshot file {p} does not exist.", "pass the path written by `advisor collect -o FILE`.")
     try:
         text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+    except UnicodeDecodeError:
+        return _import_dump(path, None, None)  # the importer reports binary and non-UTF-8 files
+    except OSError as e:
         raise SnapshotError(f"cannot read snapshot {p}: {e}.", "check the file and its permissions.") from None
-    return load_snapshot(text, str(p))
+    if input_format == "snapshot" or _looks_like_snapshot(text):
+        return load_snapshot(text, str(p))
+    return _import_dump(path, None, text)
+
+
+def _looks_like_snapshot(text: str) -> bool:
+    """A JSON object that names schema_version or target near its start: an advisor snapshot
+    (possibly a broken one, which load_snapshot then reports)."""
+    head = text.lstrip()[:4096]
+    return head.startswith("{") and ('"schema_version"' in head or '"advisor_version"' in head)
+
+
+def _import_dump(path: str, input_format: Optional[str], text: Optional[str]) -> Snapshot:
+    """`audit --snapshot` on something that is not a snapshot: import it as a dump; when no parser
+    reads it either, say both."""
+    from advisor.dumps import import_snapshot
+    from advisor.dumps.formats import formats_sentence
+    from advisor.dumps.read import UnreadableDump
+
+    name = "standard input" if path == "-" else path
+    try:
+        return import_snapshot(name, input_format=input_format, variables_text=text)
+    except UnreadableDump as e:
+        raise SnapshotError(
+            f"{name} is neither an advisor snapshot (JSON from `advisor collect` or `advisor import`) nor a dump "
+            f"advisor can read ({e.detail}). advisor reads snapshots and {formats_sentence()}.",
+            "collect a snapshot with `advisor collect -o snap.json`, or save a dump with "
+            "`mysql -NBe 'SHOW GLOBAL VARIABLES' > variables.txt` (`advisor import` also takes --status FILE and "
+            "--flavor/--version).") from None
 
 
 def demo_snapshot() -> Snapshot:

@@ -52,6 +52,7 @@ def _root(
 COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("advisor.commands.audit", "audit"),
     "collect": ("advisor.commands.collect", "collect"),
+    "import": ("advisor.commands.import_dump", "import_"),
     "calibrate": ("advisor.commands.calibrate", "calibrate"),
     "explain": ("advisor.commands.rules_cmd", "explain"),
     "mycnf": ("advisor.commands.mycnf", "mycnf"),

@@ -316,6 +316,27 @@ class Calibration(_Section):
     write_probe: Optional[WriteProbe] = None
 
 
+# ---------------------------------------------------------------- imported dumps
+
+class ImportSource(_Model):
+    """One file an imported snapshot was built from (`advisor import`)."""
+
+    path: str
+    format: str = Field(description="tab, table, vertical, json or csv (docs/snapshot-format.md)")
+    kind: Literal["variables", "status"]
+    rows: int = Field(description="distinct names read from the file")
+
+
+class ImportInfo(_Model):
+    """How a snapshot was imported from dumps rather than collected from a live server."""
+
+    sources: list[ImportSource] = Field(default_factory=list)
+    flavor_from: str = Field(description="version_comment, --flavor or --version")
+    version_from: str = Field(description="version or --version")
+    dump_time: Optional[str] = Field(None, description="when the dump was taken, as the dump says it (no time zone)")
+    notes: list[str] = Field(default_factory=list, description="what the import skipped or changed, one sentence each")
+
+
 # ---------------------------------------------------------------- the snapshot
 
 class Snapshot(_Model):
@@ -328,6 +349,8 @@ class Snapshot(_Model):
     client: Optional[ClientFacts] = None
     calibration: Optional[Calibration] = None
     missing: list[Missing] = Field(default_factory=list, description="whole sections not collected, and why")
+    imported: Optional[ImportInfo] = Field(None, description="set when the snapshot was built from dumps by "
+                                                             "`advisor import`; None for a live collection")
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2, exclude_none=False) + "\n"

@@ -19,7 +19,8 @@ def audit(
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
     sysroot: Sysroot = None, ssh: Ssh = None, ssh_option: SshOption = None, host_facts: HostFacts = None,
-    snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Audit a saved snapshot (from `advisor collect`) instead of a live server; '-' reads standard input.")] = None,
+    snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Audit a saved snapshot (from `advisor collect` or `advisor import`) or a SHOW VARIABLES dump (tab, table, \\G, JSON, CSV, or a pt-mysql-summary / pt-stalk directory) instead of a live server; '-' reads standard input.")] = None,
+    input_format: Annotated[Optional[str], typer.Option("--input-format", help="With --snapshot: snapshot, tab, table, vertical, json or csv (default: detected).")] = None,
     demo: Annotated[bool, typer.Option("--demo", help="Audit the bundled demo snapshot (the seed-000 benchmark server).")] = False,
     purpose: PurposeOpt = Purpose.production,
     rules: RulesDirs = None,
@@ -39,6 +40,8 @@ def audit(
 
     if snapshot and demo:
         raise UsageError("--snapshot and --demo cannot be used together.", None)
+    if input_format and not snapshot:
+        raise UsageError("--input-format applies to --snapshot FILE.", None)
     if snapshot or demo:
         if host or port or socket:
             raise UsageError("--host/--port/--socket do not apply with --snapshot or --demo.", None)
@@ -48,7 +51,7 @@ def audit(
         if calibrate or write_probe:
             raise UsageError("--calibrate and --write-probe measure a live server; they do not apply with "
                              "--snapshot or --demo.", "the snapshot's own calibration section is used.")
-        snap = api.demo_snapshot() if demo else api.read_snapshot_file(snapshot)  # type: ignore[arg-type]
+        snap = api.demo_snapshot() if demo else api.read_snapshot_file(snapshot, input_format)  # type: ignore[arg-type]
         source = "the bundled demo snapshot (seed 000)" if demo else f"snapshot {snapshot}"
     else:
         opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,

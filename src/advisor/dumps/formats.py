@@ -1,0 +1,591 @@
+"""One parse function per dump format, and format detection. Pure: text in, Dump out, no I/O.
+
+Formats (ids used by --input-format):
+
+  tab       `mysql -NBe 'SHOW GLOBAL VARIABLES'` (with or without the Variable_name/Value header),
+            `mysql -ss -e` as pt-mysql-summary writes it (its `internal::` / `pt-summary-internal-*`
+            trailer lines are read for the collection time and dropped), pt-stalk's `*-variables`
+            file (sections headed by the SQL statement), and the `NAME VALUE1 VALUE2` lines of
+            pt-mysql-summary's `mysql-status-defer`. Batch-mode escapes (\\t \\n \\\\ \\0) are decoded.
+  table     the mysql client's table format (+----+ borders), including values that contain `|`,
+            several tables in one paste with `mysql>` prompts and "N rows in set" lines around
+            them, and `mysqladmin extended-status [-i N]` (pt-stalk's `*-mysqladmin`), whose
+            repeated samples are kept.
+  vertical  `\\G` output: `*** 1. row ***` blocks of `Variable_name: x` / `Value: y`.
+  json      a JSON array of objects ({"VARIABLE_NAME", "VARIABLE_VALUE"} from information_schema or
+            performance_schema, {"Variable_name", "Value"} from `mysqlsh --result-format=json/array`
+            or `mysql --json`), the same one object per line (ndjson), MySQL Shell's
+            {"rows": [...]} document, a plain {"name": "value"} object, and MySQLTuner's
+            `--json` report (its "Variables" and "Status" objects).
+  csv       MySQLTuner `--dumpdir` files (ifs_GLOBAL_VARIABLES.csv: "NAME","VALUE" records, with or
+            without a line break between them) and ordinary CSV with an optional header row.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable, Optional
+
+from advisor.dumps.model import Dump, DumpError, Kind, Row, Section
+
+FORMATS: dict[str, str] = {
+    "tab": "tab-separated NAME<TAB>VALUE lines (`mysql -NBe`, with or without a header; pt-mysql-summary, pt-stalk)",
+    "table": "the mysql client's table format (+----+ borders; also `mysqladmin extended-status`)",
+    "vertical": "`\\G` vertical output (`*** 1. row ***`, `Variable_name:`, `Value:`)",
+    "json": "JSON: rows of {VARIABLE_NAME, VARIABLE_VALUE} or {Variable_name, Value} (information_schema, "
+            "performance_schema, mysqlsh, mysql --json), a {name: value} object, MySQLTuner --json",
+    "csv": "CSV: MySQLTuner --dumpdir ifs_GLOBAL_VARIABLES.csv / ifs_GLOBAL_STATUS.csv, or NAME,VALUE rows",
+}
+
+
+def formats_sentence() -> str:
+    """The formats this package reads, for error messages."""
+    return ("tab-separated `mysql -NBe` output (with or without a header), the mysql table format, `\\G` vertical "
+            "output, JSON rows of VARIABLE_NAME/VARIABLE_VALUE (information_schema, performance_schema, mysqlsh, "
+            "MySQLTuner --json), MySQLTuner --dumpdir CSV, and pt-mysql-summary / pt-stalk directories")
+
+
+# ---------------------------------------------------------------- shared helpers
+
+_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_HEADER_NAMES = {"variable_name", "name", "variable"}
+_HEADER_VALUES = {"value", "variable_value"}
+_SQL_LINE = re.compile(r"^\s*(?:mysql>\s*|MariaDB \[[^\]]*\]>\s*|[A-Za-z ]*\[[^\]]*\]>\s*)?"
+                       r"(show|select)\b(.*?);?\s*(?:\\G)?\s*$", re.IGNORECASE)
+_ROWS_IN_SET = re.compile(r"^\s*(\d+|Empty) rows? in set", re.IGNORECASE)
+
+# names that say which kind a list of rows is (lower case)
+_STATUS_MARKERS = {"uptime", "questions", "com_select", "threads_connected", "aborted_clients", "bytes_received",
+                   "innodb_buffer_pool_reads", "connections", "threads_created", "ddl_schema_version",
+                   "handler_read_rnd_next", "innodb_os_log_written", "opened_tables", "slow_queries"}
+_VARIABLE_MARKERS = {"version", "version_comment", "innodb_buffer_pool_size", "max_connections", "datadir",
+                     "sql_mode", "port", "sort_buffer_size", "innodb_flush_log_at_trx_commit", "basedir",
+                     "character_set_server", "tmpdir", "wait_timeout"}
+
+
+def kind_of_statement(sql: str) -> Optional[Kind]:
+    s = " ".join(sql.lower().split())
+    if re.search(r"\bshow\b.*\bvariables\b", s) or re.search(r"\bglobal_variables\b", s):
+        return "variables"
+    if re.search(r"\bshow\b.*\bstatus\b", s) or re.search(r"\bglobal_status\b", s):
+        return "status"
+    return None
+
+
+def infer_kind(rows: list[Row]) -> Optional[Kind]:
+    """Variables or status, from the names the rows carry; None when they do not say."""
+    names = {n.lower() for n, _ in rows}
+    s, v = len(names & _STATUS_MARKERS), len(names & _VARIABLE_MARKERS)
+    if s > v:
+        return "status"
+    if v > s:
+        return "variables"
+    if any(n.startswith("tidb_") for n in names):
+        return "variables"
+    if not rows:
+        return None
+    upper = sum(1 for n, _ in rows if n[:1].isupper() and not n.isupper())
+    lower = sum(1 for n, _ in rows if n[:1].islower())
+    if upper > 2 * lower:
+        return "status"
+    if lower > 2 * upper:
+        return "variables"
+    return None
+
+
+def _check_name(name: str, where: str) -> str:
+    n = name.strip()
+    if not _NAME_RE.match(n):
+        shown = n if len(n) <= 60 else n[:57] + "..."
+        raise DumpError(f"{where} has {shown!r} where a variable name was expected")
+    return n
+
+
+def _is_header(name: str, value: str) -> bool:
+    return name.strip().lower() in _HEADER_NAMES and value.strip().lower() in _HEADER_VALUES
+
+
+def _batch_unescape(s: str) -> str:
+    r"""mysql --batch writes tab, newline, backslash and NUL in values as \t \n \\ \0."""
+    if "\\" not in s:
+        return s
+    out, i = [], 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s):
+            nxt = s[i + 1]
+            rep = {"t": "\t", "n": "\n", "\\": "\\", "0": "\0"}.get(nxt)
+            if rep is not None:
+                out.append(rep)
+                i += 2
+                continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+# ---------------------------------------------------------------- tab
+
+_PT_TRAILER = re.compile(r"^(?:internal::\S+|pt-summary-internal-\S+)(?:\s+(.*))?$")
+
+
+def parse_tab(text: str) -> Dump:
+    """NAME<TAB>VALUE lines. See the module docstring for the variants read."""
+    dump = Dump("tab")
+    current = Section()
+    sections: list[Section] = []
+    trailer = 0
+    lines = _lines(text)
+    spaces = not any("\t" in ln for ln in lines)  # copied from a terminal: tabs became spaces
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        m = _PT_TRAILER.match(line)
+        if m:
+            trailer += 1
+            if line.split()[0] == "pt-summary-internal-now" and m.group(1):
+                dump.collected_at = m.group(1).strip()
+            continue
+        if "\t" not in line:
+            if _SQL_LINE.match(line):  # pt-stalk writes the statement above each result
+                if current.rows or current.label:
+                    sections.append(current)
+                current = Section(kind=kind_of_statement(line), label=line.strip())
+                continue
+            if _ROWS_IN_SET.match(line):
+                continue
+            parts = line.split(None, 1)
+            if spaces and _NAME_RE.match(parts[0]):
+                name, value = parts[0], (parts[1].strip() if len(parts) > 1 else "")
+                if _is_header(name, value):
+                    continue
+                current.rows.append((name, value))
+                continue
+            raise DumpError(f"line {lineno} ({_shorten(line)!r}) has no tab between a name and a value")
+        name, _, value = line.partition("\t")
+        if _is_header(name, value.split("\t")[0]):
+            continue
+        if "\t" in value:
+            if current.label and current.kind is None:
+                continue  # pt-stalk's performance_schema.variables_by_thread section (three columns)
+            raise DumpError(f"line {lineno} has {line.count(chr(9)) + 1} tab-separated columns; a SHOW "
+                            "VARIABLES/STATUS dump has two (name and value)")
+        current.rows.append((_check_name(name, f"line {lineno}"), _batch_unescape(value)))
+    if current.rows or current.label:
+        sections.append(current)
+    if spaces:
+        dump.notes.append("the file has no tabs (copied from a terminal?); each line was split at its first run of "
+                          "spaces, so leading spaces of values are lost")
+    if trailer:
+        dump.notes.append(f"dropped {trailer} pt-mysql-summary trailer lines (internal::, pt-summary-internal-*)")
+    for s in sections:
+        if s.label and s.kind is None:
+            if s.rows:
+                dump.notes.append(f"skipped the result of `{_shorten(s.label)}` ({len(s.rows)} rows)")
+            continue
+        if s.rows:
+            dump.sections.append(s)
+    return dump
+
+
+def parse_status_defer(text: str) -> Dump:
+    """pt-mysql-summary's mysql-status-defer: `join` of two SHOW STATUS samples, `NAME V1 V2` per
+    line (space-separated). Rows whose values contain spaces cannot be split and are skipped."""
+    dump = Dump("tab")
+    first: list[Row] = []
+    second: list[Row] = []
+    skipped = 0
+    for line in _lines(text):
+        parts = line.split(" ")
+        if not line.strip():
+            continue
+        if len(parts) == 3 and _NAME_RE.match(parts[0]):
+            first.append((parts[0], parts[1]))
+            second.append((parts[0], parts[2]))
+        else:
+            skipped += 1
+    if not first:
+        raise DumpError("no `NAME VALUE1 VALUE2` line was found")
+    dump.sections.append(Section(rows=second, kind="status", samples=[first, second], label="mysql-status-defer"))
+    if skipped:
+        dump.notes.append(f"mysql-status-defer: skipped {skipped} lines whose values contain spaces")
+    return dump
+
+
+def _shorten(s: str, n: int = 60) -> str:
+    s = s.strip()
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+# ---------------------------------------------------------------- table
+
+_BORDER = re.compile(r"^\s*\+(?:-+\+)+\s*$")
+
+
+def _split_table_row(line: str, widths: Optional[list[int]]) -> list[str]:
+    """Cells of a `| a | b |` row. With the border's column widths, cells are cut at the
+    positions of the border's '+', so a value containing '|' stays whole."""
+    s = line.strip()
+    if widths:
+        cells, pos = [], 1
+        body = s.rstrip()
+        for i, w in enumerate(widths):
+            if i == len(widths) - 1:
+                cell = body[pos:]
+                cell = cell[:-1] if cell.endswith("|") else cell
+            else:
+                cell = body[pos:pos + w]
+            cells.append(cell)
+            pos += w + 1
+        if len(body) == sum(widths) + len(widths) + 1 and body.endswith("|"):
+            return [c.strip() for c in cells]
+    inner = s[1:-1] if s.endswith("|") else s[1:]
+    parts = inner.split("|")
+    if widths and len(parts) > len(widths):  # misaligned row: first cell is the name, the rest is the value
+        return [parts[0].strip(), "|".join(parts[1:]).strip()]
+    return [p.strip() for p in parts]
+
+
+def parse_table(text: str) -> Dump:
+    """The mysql client's table format; see the module docstring."""
+    dump = Dump("table")
+    sections: list[Section] = []
+    current: Optional[Section] = None
+    widths: Optional[list[int]] = None
+    state = "out"  # out -> header -> body
+    pending_kind: Optional[Kind] = None
+    pending_label = ""
+    n_tables = 0
+    for lineno, raw in enumerate(_lines(text), 1):
+        line = raw.rstrip()
+        stripped = line.strip()
+        if _BORDER.match(line):
+            cols = [len(c) for c in stripped.strip("+").split("+")]
+            if state == "out":
+                widths, state = cols, "header"
+                current = Section(kind=pending_kind, label=pending_label)
+                pending_kind, pending_label = None, ""
+                n_tables += 1
+            elif state == "header":
+                state = "body"
+            elif state == "body":
+                # end of this table; a mysqladmin sample is followed by the next border directly
+                assert current is not None
+                sections.append(current)
+                current, state = None, "out"
+            continue
+        if stripped.startswith("|") and state in ("header", "body"):
+            cells = _split_table_row(stripped, widths)
+            if state == "header":
+                if len(cells) < 2 or not _is_header(cells[0], cells[1]):
+                    # a table that is not NAME/VALUE (e.g. SHOW ENGINES in the same paste)
+                    assert current is not None
+                    current.label = current.label or "a table with columns " + ", ".join(cells[:4])
+                    current.kind = None
+                    state = "skip"
+                continue
+            if len(cells) != 2:
+                raise DumpError(f"line {lineno} has {len(cells)} columns; a SHOW VARIABLES/STATUS table has two")
+            assert current is not None
+            current.rows.append((_check_name(cells[0], f"line {lineno}"), cells[1]))
+            continue
+        if state == "skip":
+            if _BORDER.match(line) or stripped.startswith("|"):
+                continue
+            state = "out"
+        if state == "header":  # a border with no header row under it
+            raise DumpError(f"line {lineno} ({_shorten(stripped)!r}) follows a table border where a "
+                            "Variable_name | Value header was expected")
+        # text around the tables: prompts, statements, "N rows in set", prose of a pasted session
+        sql = _SQL_LINE.match(stripped)
+        if sql:
+            pending_kind, pending_label = kind_of_statement(stripped), stripped
+    if state == "body" and current is not None:
+        raise DumpError("the last table has no closing +----+ border; the file may be truncated")
+    if current is not None and state != "out" and current.rows:
+        sections.append(current)
+    dump.sections = _merge_samples(sections, dump)
+    if n_tables == 0:
+        raise DumpError("no +----+ table border was found")
+    return dump
+
+
+def _merge_samples(sections: list[Section], dump: Dump) -> list[Section]:
+    """Tables that repeat the same names are samples of one status result (mysqladmin ext -i);
+    tables with different names are separate results (e.g. two LIKE queries in one paste)."""
+    out: list[Section] = []
+    skipped = [s for s in sections if s.kind is None and s.label.startswith("a table with columns")]
+    for s in skipped:
+        dump.notes.append(f"skipped {s.label}")
+    sections = [s for s in sections if s not in skipped]
+    for s in sections:
+        prev = out[-1] if out else None
+        if prev is not None and prev.rows and s.rows and [n for n, _ in prev.rows[:5]] == [n for n, _ in s.rows[:5]]:
+            if not prev.samples:
+                prev.samples.append(prev.rows)
+            prev.samples.append(s.rows)
+            prev.rows = s.rows
+            continue
+        out.append(s)
+    for s in out:
+        if s.samples:
+            dump.notes.append(f"read {len(s.samples)} samples of the same counters (mysqladmin extended-status -i)")
+    return out
+
+
+# ---------------------------------------------------------------- vertical (\G)
+
+_ROW_SEP = re.compile(r"^\s*\*+\s*\d+\.\s*row\s*\*+\s*$")
+_KV = re.compile(r"^\s*([A-Za-z_]+)\s*:\s?(.*)$")
+
+
+def parse_vertical(text: str) -> Dump:
+    r"""`\G` output: blocks of `Variable_name: x` and `Value: y` lines (or VARIABLE_NAME/VARIABLE_VALUE)."""
+    dump = Dump("vertical")
+    section = Section()
+    sections = [section]
+    pending_kind: Optional[Kind] = None
+    name: Optional[str] = None
+    blocks = 0
+    in_row = False
+    last_value_row: Optional[int] = None
+    for lineno, raw in enumerate(_lines(text), 1):
+        line = raw.rstrip()
+        if _ROW_SEP.match(line):
+            if name is not None:
+                raise DumpError(f"the row before line {lineno} has a Variable_name but no Value")
+            if pending_kind is not None and section.rows:
+                section = Section()
+                sections.append(section)
+            if pending_kind is not None:
+                section.kind, pending_kind = pending_kind, None
+            blocks += 1
+            in_row = True
+            last_value_row = None
+            continue
+        if not in_row:
+            sql = _SQL_LINE.match(line.strip())
+            if sql:
+                pending_kind = kind_of_statement(line)
+            continue
+        if _ROWS_IN_SET.match(line) or _SQL_LINE.match(line.strip()):
+            in_row = False
+            sql = _SQL_LINE.match(line.strip())
+            if sql:
+                pending_kind = kind_of_statement(line)
+            continue
+        m = _KV.match(line)
+        if m and m.group(1).lower() in _HEADER_NAMES:
+            name = _check_name(m.group(2), f"line {lineno}")
+            continue
+        if m and m.group(1).lower() in _HEADER_VALUES:
+            if name is None:
+                raise DumpError(f"line {lineno} has a Value with no Variable_name above it")
+            section.rows.append((name, m.group(2)))
+            last_value_row = len(section.rows) - 1
+            name = None
+            continue
+        if last_value_row is not None and line.strip():  # a value that spans lines (a PEM key)
+            n, v = section.rows[last_value_row]
+            section.rows[last_value_row] = (n, v + "\n" + line)
+            continue
+    if blocks == 0:
+        raise DumpError("no `*** 1. row ***` separator was found")
+    dump.sections = [s for s in sections if s.rows]
+    return dump
+
+
+# ---------------------------------------------------------------- json
+
+_NAME_KEYS = ("variable_name", "name", "variable")
+_VALUE_KEYS = ("variable_value", "value")
+
+
+def _json_scalar(v: Any, where: str) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "ON" if v else "OFF"
+    if isinstance(v, (int, float, str)):
+        return str(v)
+    raise DumpError(f"{where} is a JSON {type(v).__name__}, not a value")
+
+
+def _rows_from_objects(items: list[Any], where: str) -> list[Row]:
+    rows: list[Row] = []
+    for i, obj in enumerate(items):
+        if not isinstance(obj, dict):
+            raise DumpError(f"{where} item {i + 1} is a JSON {type(obj).__name__}, not an object")
+        low = {str(k).lower(): v for k, v in obj.items()}
+        nk = next((k for k in _NAME_KEYS if k in low), None)
+        vk = next((k for k in _VALUE_KEYS if k in low), None)
+        if nk is None or vk is None:
+            keys = ", ".join(list(obj)[:4])
+            raise DumpError(f"{where} item {i + 1} has the keys {keys}; expected VARIABLE_NAME and VARIABLE_VALUE "
+                            "(or Variable_name and Value)")
+        rows.append((_check_name(str(low[nk]), f"{where} item {i + 1}"), _json_scalar(low[vk], f"{where} item {i + 1}")))
+    return rows
+
+
+def parse_json(text: str) -> Dump:
+    """The JSON shapes listed in the module docstring."""
+    dump = Dump("json")
+    stripped = text.strip()
+    try:
+        doc: Any = json.loads(stripped)
+    except json.JSONDecodeError as e:
+        lines = [ln for ln in _lines(stripped) if ln.strip()]
+        if len(lines) > 1 and all(ln.lstrip().startswith("{") for ln in lines):  # ndjson
+            items = []
+            for n, ln in enumerate(lines, 1):
+                try:
+                    items.append(json.loads(ln))
+                except json.JSONDecodeError as e2:
+                    raise DumpError(f"line {n} is not valid JSON ({e2.msg})") from None
+            doc = items
+        else:
+            raise DumpError(f"it is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    if isinstance(doc, dict) and "schema_version" in doc and "target" in doc:
+        raise DumpError("it is an advisor snapshot, not a dump; audit it with --snapshot")
+    if isinstance(doc, dict) and isinstance(doc.get("Variables"), dict):  # MySQLTuner --json
+        dump.format = "json"
+        for key, kind in (("Variables", "variables"), ("Status", "status")):
+            obj = doc.get(key)
+            if isinstance(obj, dict):
+                rows, dropped = [], 0
+                for k, v in obj.items():
+                    if not _NAME_RE.match(str(k)) or isinstance(v, (dict, list)):
+                        dropped += 1  # MySQLTuner's report mangles a few names (empty, leading '_')
+                        continue
+                    rows.append((str(k), _json_scalar(v, f"{key}.{k}")))
+                dump.sections.append(Section(rows=rows, kind=kind, label=f"MySQLTuner {key}"))  # type: ignore[arg-type]
+                if dropped:
+                    dump.notes.append(f"dropped {dropped} {key} entries whose names MySQLTuner's --json report "
+                                      "mangled (empty or not a variable name)")
+        dump.notes.append("read the Variables and Status objects of a MySQLTuner --json report")
+        return dump
+    if isinstance(doc, dict) and isinstance(doc.get("rows"), list):  # mysqlsh --result-format=json (full)
+        doc = doc["rows"]
+    if isinstance(doc, list):
+        if doc and all(isinstance(x, list) and len(x) == 2 for x in doc):  # [["name", "value"], ...]
+            dump.sections.append(Section(rows=[(_check_name(str(a), "a row"), _json_scalar(b, str(a))) for a, b in doc]))
+            return dump
+        dump.sections.append(Section(rows=_rows_from_objects(doc, "the array")))
+        return dump
+    if isinstance(doc, dict):
+        if doc and all(isinstance(v, (str, int, float, bool)) or v is None for v in doc.values()):
+            rows = [(_check_name(str(k), "a key"), _json_scalar(v, str(k))) for k, v in doc.items()]
+            dump.sections.append(Section(rows=rows))
+            return dump
+        keys = ", ".join(list(doc)[:5])
+        raise DumpError(f"it is a JSON object with the keys {keys}, which is not a shape of variables this advisor reads")
+    raise DumpError(f"it is a JSON {type(doc).__name__}, not rows of variables")
+
+
+# ---------------------------------------------------------------- csv
+
+_TUNER_REC = re.compile(r'"([A-Za-z][A-Za-z0-9_]*)","')
+_CSV_LINE = re.compile(r'^\s*"?[A-Za-z][A-Za-z0-9_]*"?\s*,')
+
+
+def parse_csv(text: str) -> Dump:
+    """MySQLTuner --dumpdir records ("NAME","VALUE" with no separator between records, values not
+    escaped), or ordinary CSV rows with an optional header."""
+    dump = Dump("csv")
+    body = text.strip()
+    if not body.startswith('"') or not _TUNER_REC.match(body):
+        return _parse_plain_csv(body, dump)
+    # Records start at `"NAME","` where the text before is the start or a closing quote; values may
+    # contain quotes (ft_boolean_syntax is `+ -><()~*:""&|`), so the record boundary is found from
+    # the next `"NAME","` rather than by unescaping.
+    starts = [m for m in _TUNER_REC.finditer(body)
+              if m.start() == 0 or body[m.start() - 1] in '"\n']
+    rows: list[Row] = []
+    for i, m in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(body)
+        chunk = body[m.end():end].rstrip("\r\n")
+        if not chunk.endswith('"'):
+            raise DumpError(f"the record of {m.group(1)} does not end with a closing quote")
+        rows.append((m.group(1), chunk[:-1]))
+    if not rows:
+        raise DumpError('no "NAME","VALUE" record was found')
+    dump.sections.append(Section(rows=rows))
+    return dump
+
+
+def _parse_plain_csv(body: str, dump: Dump) -> Dump:
+    import csv
+    import io
+
+    rows: list[Row] = []
+    for n, rec in enumerate(csv.reader(io.StringIO(body)), 1):
+        if not rec or not any(c.strip() for c in rec):
+            continue
+        if len(rec) != 2:
+            raise DumpError(f"CSV record {n} has {len(rec)} fields; expected two (name and value)")
+        if n == 1 and _is_header(rec[0], rec[1]):
+            continue
+        rows.append((_check_name(rec[0], f"CSV record {n}"), rec[1]))
+    if not rows:
+        raise DumpError("the CSV has no name,value records")
+    dump.sections.append(Section(rows=rows))
+    return dump
+
+
+# ---------------------------------------------------------------- detection
+
+PARSERS: dict[str, Callable[[str], Dump]] = {
+    "tab": parse_tab, "table": parse_table, "vertical": parse_vertical, "json": parse_json, "csv": parse_csv,
+}
+
+
+def detect(text: str) -> Optional[str]:
+    """The format id of a dump's text, or None when it looks like none of them."""
+    body = text.lstrip("\ufeff").strip()
+    if not body:
+        return None
+    if body[0] in "[{":
+        return "json"
+    head = _lines(body)[:400]
+    if body.startswith('"') and _TUNER_REC.match(body):
+        return "csv"
+    if any(_ROW_SEP.match(ln) for ln in head) and any(_KV.match(ln) for ln in head):
+        return "vertical"
+    if any(_BORDER.match(ln) for ln in head) and any(ln.strip().startswith("|") for ln in head):
+        return "table"
+    if sum(1 for ln in head if "\t" in ln) >= max(1, len([ln for ln in head if ln.strip()]) // 3):
+        return "tab"
+    lines = [ln for ln in head if ln.strip()]
+    if lines and sum(1 for ln in lines if _CSV_LINE.match(ln)) > len(lines) // 2:
+        return "csv"
+    if lines and sum(1 for ln in lines if _NAME_RE.match(ln.split(None, 1)[0])) > len(lines) * 0.9:
+        return "tab"  # NAME VALUE with spaces (a terminal copy)
+    return None
+
+
+def parse(text: str, fmt: Optional[str] = None) -> Dump:
+    """Parse a dump, detecting the format unless `fmt` names one. Raises DumpError."""
+    body = text.lstrip("\ufeff")
+    if not body.strip():
+        raise DumpError("it is empty")
+    if "\x00" in body[:65536]:
+        raise DumpError("it is a binary file (it contains NUL bytes), not a text dump")
+    if fmt is None:
+        fmt = detect(body)
+        if fmt is None:
+            first = next((ln for ln in _lines(body) if ln.strip()), "")
+            raise DumpError(f"its first line ({_shorten(first)!r}) matches none of the formats")
+    if fmt not in PARSERS:
+        raise DumpError(f"{fmt!r} is not an input format (use one of {', '.join(PARSERS)})")
+    dump = PARSERS[fmt](body)
+    if not any(s.rows for s in dump.sections):
+        raise DumpError(f"it holds no name/value rows as {fmt}")
+    for s in dump.sections:
+        if s.kind is None:
+            s.kind = infer_kind(s.rows)
+    return dump
