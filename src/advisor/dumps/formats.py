@@ -48,7 +48,7 @@ def formats_sentence() -> str:
 
 # ---------------------------------------------------------------- shared helpers
 
-_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)?$")  # component variables: name.var
 _HEADER_NAMES = {"variable_name", "name", "variable"}
 _HEADER_VALUES = {"value", "variable_value"}
 _SQL_LINE = re.compile(r"^\s*(?:mysql>\s*|MariaDB \[[^\]]*\]>\s*|[A-Za-z ]*\[[^\]]*\]>\s*)?"
@@ -563,7 +563,9 @@ def detect(text: str) -> Optional[str]:
     lines = [ln for ln in head if ln.strip()]
     if lines and sum(1 for ln in lines if _CSV_LINE.match(ln)) > len(lines) // 2:
         return "csv"
-    if lines and sum(1 for ln in lines if _NAME_RE.match(ln.split(None, 1)[0])) > len(lines) * 0.9:
+    firsts = [ln.split(None, 1)[0] for ln in lines]
+    if (len(lines) >= 3 and sum(1 for w in firsts if _NAME_RE.match(w)) > len(lines) * 0.9
+            and sum(1 for w in firsts if "_" in w) >= len(lines) // 2):
         return "tab"  # NAME VALUE with spaces (a terminal copy)
     return None
 
