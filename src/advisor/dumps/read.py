@@ -10,7 +10,7 @@ from typing import Optional
 
 from advisor.dumps.build import Input
 from advisor.dumps.formats import PARSERS, formats_sentence, parse, parse_status_defer
-from advisor.dumps.model import DumpError, Kind
+from advisor.dumps.model import DumpError, Kind, Section
 from advisor.errors import InvalidInputError
 
 MAX_BYTES = 64 << 20  # a SHOW VARIABLES dump is tens of KB; anything this large is not one
@@ -89,8 +89,10 @@ def _pick(dump, path: str, kind: Kind) -> Input:
         else:
             raise _fail(path, f"it holds no SHOW {kind.upper()} rows")
     notes = list(dump.notes)
-    if len([s for s in dump.sections if s.kind == kind]) > 1:
-        notes.append(f"{path}: more than one {kind} result; the first was used")
+    same = [s for s in dump.sections if s.kind == kind]
+    if len(same) > 1:  # e.g. two `SHOW VARIABLES LIKE ...` results in one paste: their rows together
+        section = Section(rows=[r for s in same for r in s.rows], kind=kind, label=same[0].label)
+        notes.append(f"{path}: read {len(same)} {kind} results and took their rows together")
     return Input(path=path, format=dump.format, section=section, notes=notes, collected_at=dump.collected_at)
 
 
