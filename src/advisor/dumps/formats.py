@@ -140,6 +140,7 @@ def parse_tab(text: str) -> Dump:
     current = Section()
     sections: list[Section] = []
     trailer = 0
+    skipped: dict[str, int] = {}
     lines = _lines(text)
     spaces = not any("\t" in ln for ln in lines)  # copied from a terminal: tabs became spaces
     for lineno, line in enumerate(lines, 1):
@@ -172,6 +173,7 @@ def parse_tab(text: str) -> Dump:
             continue
         if "\t" in value:
             if current.label and current.kind is None:
+                skipped[current.label] = skipped.get(current.label, 0) + 1
                 continue  # pt-stalk's performance_schema.variables_by_thread section (three columns)
             raise DumpError(f"line {lineno} has {line.count(chr(9)) + 1} tab-separated columns; a SHOW "
                             "VARIABLES/STATUS dump has two (name and value)")
@@ -185,8 +187,9 @@ def parse_tab(text: str) -> Dump:
         dump.notes.append(f"dropped {trailer} pt-mysql-summary trailer lines (internal::, pt-summary-internal-*)")
     for s in sections:
         if s.label and s.kind is None:
-            if s.rows:
-                dump.notes.append(f"skipped the result of `{_shorten(s.label)}` ({len(s.rows)} rows)")
+            n = len(s.rows) + skipped.get(s.label, 0)
+            if n:
+                dump.notes.append(f"skipped the result of `{_shorten(s.label)}` ({n} rows)")
             continue
         if s.rows:
             dump.sections.append(s)
@@ -408,7 +411,7 @@ _VALUE_KEYS = ("variable_value", "value")
 
 def _json_scalar(v: Any, where: str) -> str:
     if v is None:
-        return ""
+        return "NULL"  # stored as '' (and counted) by build.clean_rows, like a NULL in text dumps
     if isinstance(v, bool):
         return "ON" if v else "OFF"
     if isinstance(v, (int, float, str)):
@@ -549,8 +552,11 @@ def detect(text: str) -> Optional[str]:
     body = text.lstrip("\ufeff").strip()
     if not body:
         return None
-    if body[0] in "[{":
+    if re.match(r"[\[{]\s*[\[{\"\]}]", body) or (body[0] == "{" and len(body) < 3):
         return "json"
+    if re.match(r"^(?:[#;].*\n|\s*\n)*\s*\[[A-Za-z0-9_.-]+\]\s*$", body.split("\n=")[0], re.M):
+        raise DumpError("it looks like a MySQL option file (my.cnf), not SHOW VARIABLES output; "
+                        "`advisor mycnf` reads option files")
     head = _lines(body)[:400]
     if body.startswith('"') and _TUNER_REC.match(body):
         return "csv"
