@@ -307,3 +307,20 @@ def test_plan_directory_for_the_three_collectors():
     assert notes and "latest" in notes[0]
     assert plan_directory(["ifs_GLOBAL_VARIABLES.csv", "ifs_GLOBAL_STATUS.csv"])[0] == "MySQLTuner --dumpdir"
     assert plan_directory(["README"])[1] is None
+
+
+def test_pt_mysql_summary_directory_with_status_defer_gives_rates(tmp_path):
+    """The real pt-mysql-summary files plus a mysql-status-defer laid out as `join` writes it."""
+    import shutil
+
+    for f in ("mysql-variables", "mysql-status"):
+        shutil.copy(PT80 / f, tmp_path / f)
+    first = dict(parse(text(PT80 / "mysql-status")).sections[0].rows)
+    bump = {"Uptime": 600, "Questions": 1200, "Innodb_os_log_written": 6_000_000}
+    (tmp_path / "mysql-status-defer").write_text(
+        "".join(f"{k} {v} {int(v) + bump.get(k, 0)}\n" for k, v in first.items() if v.isdigit()))
+    snap = import_snapshot(str(tmp_path), now="2026-01-01T00:00:00Z")
+    assert len(snap.server.status) == 539  # the complete rows of mysql-status
+    iv = snap.server.interval
+    assert iv is not None and iv.seconds == 600 and iv.rates["Questions"] == 2.0
+    assert iv.rates["Innodb_os_log_written"] == 10_000.0

@@ -148,6 +148,10 @@ def read_directory(path: str, fmt: Optional[str]) -> tuple[Input, Optional[Input
     except OSError as e:
         raise InvalidInputError(f"cannot list {path}: {e.strerror}.", "check the directory and its permissions.") from None
     tool, vfile, sfile, notes = plan_directory(names)
+    defer = None
+    if sfile == "mysql-status-defer":  # two samples for rates; the complete rows come from mysql-status
+        defer = sfile
+        sfile = "mysql-status" if "mysql-status" in names else None
     if vfile is None:
         raise InvalidInputError(
             f"{path} is a directory without a variables file: neither pt-mysql-summary's mysql-variables, pt-stalk's "
@@ -158,13 +162,16 @@ def read_directory(path: str, fmt: Optional[str]) -> tuple[Input, Optional[Input
     variables.notes[:0] = [f"{path}: {tool} directory"] + notes
     status = None
     if sfile is not None:
-        spath = str(d / sfile)
-        if sfile == "mysql-status-defer":
-            try:
-                dump = parse_status_defer(read_text(spath))
-            except DumpError as e:
-                raise _fail(spath, str(e)) from None
-            status = _pick(dump, spath, "status")
+        status = read_dump(str(d / sfile), "status", None)
+    if defer is not None:
+        dpath = str(d / defer)
+        try:
+            samples = parse_status_defer(read_text(dpath))
+        except DumpError as e:
+            raise _fail(dpath, str(e)) from None
+        if status is None:
+            status = _pick(samples, dpath, "status")
         else:
-            status = read_dump(spath, "status", None)
+            status.section.samples = samples.sections[0].samples
+            status.notes.append(f"{dpath}: two status samples for rates over the time between them")
     return variables, status
