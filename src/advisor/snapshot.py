@@ -353,7 +353,9 @@ class Snapshot(_Model):
                                                              "`advisor import`; None for a live collection")
 
     def to_json(self) -> str:
-        return self.model_dump_json(indent=2, exclude_none=False) + "\n"
+        # `imported` is written only when set, so a collected snapshot reads as it did before the field existed
+        exclude = {"imported"} if self.imported is None else None
+        return self.model_dump_json(indent=2, exclude_none=False, exclude=exclude) + "\n"
 
 
 def load_snapshot(text: str, source: str = "snapshot") -> Snapshot:
