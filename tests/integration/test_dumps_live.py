@@ -106,3 +106,33 @@ def test_cli_import_of_a_live_dump_matches_advisor_collect(server, tmp_path):
     assert snap["server"]["variables"] == collected["server"]["variables"]
     assert set(snap["server"]["status"]) == set(collected["server"]["status"])
     json.dumps(snap)
+
+
+def test_pt_stalk_directory_of_live_output(server, tmp_path):
+    """A pt-stalk collection directory as pt-stalk writes it: `<time>-variables` (the statement, then
+    `mysql -e` output with its header, then the variables_by_thread section) and `<time>-mysqladmin`."""
+    stamp = "2026_01_01_00_00_00"
+    body = "\nSHOW GLOBAL VARIABLES\n\n" + _client(server, sql="SHOW GLOBAL VARIABLES")
+    body += "\nselect * from performance_schema.variables_by_thread order by thread_id, variable_name;\n\n"
+    (tmp_path / f"{stamp}-variables").write_text(body)
+    p = subprocess.run([ADMIN, "--no-defaults", "-h", server.host, "-P", str(server.port), "-uroot",
+                        "extended-status"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    (tmp_path / f"{stamp}-mysqladmin").write_text(p.stdout)
+    (tmp_path / f"{stamp}-df").write_text("Filesystem 1K-blocks Used\n")
+    snap = import_snapshot(str(tmp_path), now="2026-01-01T00:00:00Z")
+    assert snap.server.variables == _live_variables(server)
+    assert int(snap.server.status["Uptime"]) > 0 and "Com_select" in snap.server.status
+    assert any("pt-stalk directory" in n for n in snap.imported.notes)
+
+
+def test_import_with_host_facts_of_this_machine(server, tmp_path):
+    host = tmp_path / "host.json"
+    code, _, err = run_json("collect", "--host-facts-only", "-o", str(host))
+    assert code == 0, err
+    v = tmp_path / "v.txt"
+    v.write_text(_client(server, "-NB", sql="SHOW GLOBAL VARIABLES"))
+    code, snap, err = run_json("import", "--variables", str(v), "--host-facts", str(host))
+    assert code == 0, err
+    assert snap["host"]["memory"]["total_bytes"] > 0 and "host-facts file" in snap["host"]["origin"]
+    assert "host" not in {m["fact"] for m in snap["missing"]}
