@@ -324,3 +324,10 @@ def test_pt_mysql_summary_directory_with_status_defer_gives_rates(tmp_path):
     iv = snap.server.interval
     assert iv is not None and iv.seconds == 600 and iv.rates["Questions"] == 2.0
     assert iv.rates["Innodb_os_log_written"] == 10_000.0
+
+
+def test_mysql_9_status_names_with_a_colon_and_spaces_are_kept():
+    s = parse(text(D / "mysql-9.7.1-pt-mysql-summary" / "mysql-status")).sections[0]
+    st = dict(s.rows)
+    assert len(st) == 517 and st["option_tracker_usage:Traditional Optimizer"] == "49725"
+    assert st["Table_open_cache_overflows"] == "4709"

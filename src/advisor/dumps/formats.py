@@ -94,9 +94,14 @@ def infer_kind(rows: list[Row]) -> Optional[Kind]:
     return None
 
 
+# a name read between delimiters (tab, table cell, JSON key): also component variables and MySQL 9's
+# status names such as `option_tracker_usage:Binary Log`
+_DELIMITED_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.:$@ -]{0,127}$")
+
+
 def _check_name(name: str, where: str) -> str:
     n = name.strip()
-    if not _NAME_RE.match(n):
+    if not _DELIMITED_NAME_RE.match(n):
         shown = n if len(n) <= 60 else n[:57] + "..."
         raise DumpError(f"{where} has {shown!r} where a variable name was expected")
     return n
