@@ -45,6 +45,7 @@ URL = {
     "refman84-ref": "https://dev.mysql.com/doc/refman/8.4/en/server-system-variable-reference.html",
     "percona80": "https://github.com/percona/percona-toolkit/blob/cf2b0f550f4547daba3fed438cc7011634aafa27/t/pt-mysql-summary/samples/temp_enc009/mysql-variables",
     "percona84": "https://github.com/percona/percona-toolkit/blob/0d0e7210f71651bf15a60a19dc652d2c1b28341d/t/pt-mysql-summary/samples/mysql-variables-pt-2322",
+    "mysql57": "https://dev.mysql.com/doc/refman/5.7/en/server-system-variables.html",
 }
 
 # Values that describe the machine or the recording, not a compiled-in default.
@@ -90,6 +91,7 @@ def load_inputs() -> dict[str, Any]:
         "renames": {r["old"]: r for r in tsv_rows(_read("mysql-renames.tsv"))},
         "excluded": {r["name"]: r for r in tsv_rows(_read("excluded.tsv"))},
         "percona80": set(json.loads((fl / "percona-8.0" / "variables.json").read_text())),
+        "mysql57": set(json.loads((fl / "mysql-5.7" / "variables.json").read_text())),
         "percona84": set(json.loads((fl / "mysql-8.4" / "variables.json").read_text())),
     }
 
@@ -337,42 +339,67 @@ def mysql_entry(name: str, info: dict[str, Any], inp: dict[str, Any]) -> dict[st
         src.append("refman80-life")
     if name in inp["life84"]:
         src.append("refman84-life")
-    flavors_p = []
-    if name in inp["percona80"]:
-        flavors_p.append((8, 0))
-    if name in inp["percona84"]:
-        flavors_p.append((8, 4))
-
-    start = _v(info.get("since") or "8.0.0") if info["in80"] is not False else _v(info["since"])
-    if info["in80"] is None:
-        start = (8, 1, 0)
-    end = _v(info["removed"]) if info.get("removed") else ((8, 5, 0) if info["in84"] else (8, 1, 0))
-    cuts = {start, end, (8, 0, 41), (8, 1, 0)}
+    # What the sources know, as version windows. 8.0: a variable that MySQL 5.7.44 already had, or
+    # that the 8.0 manual's lifecycle page dates, is known from 8.0.0; one first seen in the
+    # Percona Server 8.0.32 capture from 8.0.32; one first seen in the 8.0.41 sources from 8.0.41.
+    # 8.1-8.4: known when the 8.4 reference lists it or a lifecycle page says when it went.
+    mdb_session = mdb is not None and mdb["VARIABLE_SCOPE"] == "SESSION ONLY"
+    if info["in80"] is False:
+        known80 = None
+    elif name in inp["mysql57"] or name in inp["life80"] or mdb_session or (ref and ref["scope"] == "session" and mdb):
+        known80 = (8, 0, 0)
+    elif name in inp["percona80"]:
+        known80 = (8, 0, 32)
+    elif info["in80"]:
+        known80 = (8, 0, 41)
+    else:
+        known80 = None
+    removed = _v(info["removed"]) if info.get("removed") else None
+    in84: Optional[bool] = True if ref else (False if removed else None)
+    lo = known80 if known80 is not None else (8, 1, 0)
+    hi = (8, 5, 0) if in84 is not None else (8, 1, 0)
+    since = _v(info["since"]) if info.get("since") else (8, 0, 0)
+    start = max(since, lo)
+    end = min(removed or hi, hi)
     dep = _v(info["deprecated"]) if info.get("deprecated") else None
-    if dep:
-        cuts.add(dep)
-    cuts = sorted(c for c in cuts if start <= c <= end)
     default = _mysql_default(name, info, unit)
-    versions = []
-    for a, b in zip(cuts, cuts[1:]):
-        fl = ["mysql"]
-        if (a < (8, 1, 0) and (8, 0) in flavors_p) or (a >= (8, 1, 0) and (8, 4) in flavors_p):
-            fl.append("percona")
-        e: dict[str, Any] = {"flavors": fl, "range": f">={_s(a)},<{_s(b)}"}
-        if default is not None and a >= (8, 0, 41) and b <= (8, 1, 0):
-            e["default"] = default
-        if dep and a >= dep:
-            e["deprecated"] = True
-        versions.append(e)
-    if not versions and info.get("removed") and _v(info["removed"]) == (8, 0, 0):
-        # removed in 8.0.0: the manual says it existed before; that range lies outside the coverage
-        versions.append({"flavors": ["mysql"], "range": "<8.0.0"})
+    p80, p84 = name in inp["percona80"], name in inp["percona84"]
+
+    def segments(a0: tuple[int, int, int], b0: tuple[int, int, int], flavor: str) -> list[dict[str, Any]]:
+        cuts = sorted({c for c in (a0, b0, (8, 0, 41), (8, 1, 0), dep) if c is not None and a0 <= c <= b0})
+        out_: list[dict[str, Any]] = []
+        for x, y in zip(cuts, cuts[1:]):
+            e: dict[str, Any] = {"flavors": [flavor], "range": f">={_s(x)},<{_s(y)}"}
+            if default is not None and x >= (8, 0, 41) and y <= (8, 1, 0):
+                e["default"] = default
+            if dep and x >= dep:
+                e["deprecated"] = True
+            out_.append(e)
+        return out_
+
+    versions = segments(start, end, "mysql") if start < end else []
+    if not versions and removed and removed <= lo:
+        # removed before the window (8.0.0): the manual says it existed before; outside the coverage
+        versions.append({"flavors": ["mysql"], "range": f"<{_s(removed)}"})
+    covered = ["mysql"]
+    cov = {"mysql": f">={_s(lo)},<{_s(hi)}"}
+    if p80 or p84:
+        # Percona Server follows MySQL; its captures (8.0.32, 8.4.5) show which variables it has
+        pv = [dict(e, flavors=["percona"]) for e in versions if p80 and _v(e["range"].split(",")[0][2:]) < (8, 1, 0)]
+        if p84:
+            pv += [e for e in segments((8, 4, 0), (8, 5, 0), "percona")]
+        if pv:
+            covered.append("percona")
+            plo = lo if p80 else (8, 4, 0)
+            cov["percona"] = f">={_s(plo)},<{_s((8, 5, 0) if p84 else (8, 1, 0))}"
+            versions += pv
     # join neighbours that say the same
     joined: list[dict[str, Any]] = []
     for e in versions:
-        if joined and {k: v for k, v in joined[-1].items() if k != "range"} == {k: v for k, v in e.items() if k != "range"}:
-            lo = joined[-1]["range"].split(",")[0]
-            joined[-1]["range"] = f"{lo},{e['range'].split(',')[1]}"
+        if joined and {k: v for k, v in joined[-1].items() if k != "range"} == {k: v for k, v in e.items() if k != "range"} \
+                and joined[-1]["range"].split(",")[-1][1:] == e["range"].split(",")[0][2:]:
+            first = joined[-1]["range"].split(",")[0]
+            joined[-1]["range"] = f"{first},{e['range'].split(',')[1]}"
         else:
             joined.append(e)
     out: dict[str, Any] = {"unit": unit, "scope": scope, "dynamic": dynamic}
@@ -382,25 +409,25 @@ def mysql_entry(name: str, info: dict[str, Any], inp: dict[str, Any]) -> dict[st
         out["max"] = _whole(float(inno["max"]))
     if enum:
         out["enum"] = enum
-    covered = ["mysql"] + (["percona"] if flavors_p else [])
-    cov = {"mysql": MYSQL_COVERAGE if info["in80"] is not None else ">=8.1.0,<8.5"}
-    if flavors_p:
-        cov["percona"] = {((8, 0),): ">=8.0.0,<8.1", ((8, 4),): ">=8.1.0,<8.5"}.get(tuple(flavors_p), MYSQL_COVERAGE)
-        if info["in80"] is None and cov["percona"] != ">=8.0.0,<8.1":
-            cov["percona"] = ">=8.1.0,<8.5"
-    out.update({"covered": covered, "coverage": cov, "src": src, "versions": joined})
+    out.update({"covered": covered, "coverage": cov, "src": src + (["percona80"] if p80 else []) +
+                (["percona84"] if p84 else []), "versions": joined})
     if dep:
-        out["deprecated"] = {"mysql": _s(dep)}
-        if "percona" in covered and any("percona" in e["flavors"] and e.get("deprecated") for e in joined):
-            out["deprecated"]["percona"] = _s(dep)
-    if info.get("removed"):
-        out["removed"] = {"mysql": _s(_v(info["removed"]))}
+        out["deprecated"] = {fl: _s(dep) for fl in covered
+                             if any(fl in e["flavors"] and e.get("deprecated") for e in joined)}
+        if not out["deprecated"]:
+            del out["deprecated"]
+    if removed:
+        out["removed"] = {"mysql": _s(removed)}
+        if "percona" in covered and not p84 and removed >= (8, 1, 0):
+            out["removed"]["percona"] = _s(removed)
     r = inp["renames"].get(name)
     if r:
         out["replaced_by"] = [r["new"]]
     notes = []
-    if info["in80"] is None:
+    if known80 is None:
         notes.append("in the MySQL 8.4 manual; whether MySQL 8.0 had it is not recorded")
+    elif known80 > (8, 0, 0):
+        notes.append(f"first seen in the {_s(known80)} sources; earlier 8.0 releases are not known")
     if name in _MACHINE or (inno and "autosized" in inno.get("flags", "")):
         notes.append("its value depends on the machine or the installation")
     if notes:
@@ -447,7 +474,7 @@ def build() -> dict[str, str]:
         "generated-mariadb.json": render("mariadb", mdb, ["mariadb-10.11.19-system-variables.json", "units.tsv"]),
         "generated-mysql.json": render("mysql", my, sorted(p.name for p in SOURCES.glob("mysql-*.tsv")) + [
             "units.tsv", "excluded.tsv", "tests/fixtures/flavors/percona-8.0/variables.json",
-            "tests/fixtures/flavors/mysql-8.4/variables.json"]),
+            "tests/fixtures/flavors/mysql-8.4/variables.json", "tests/fixtures/flavors/mysql-5.7/variables.json"]),
     }
 
 

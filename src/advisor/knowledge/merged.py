@@ -55,7 +55,9 @@ def _push_down(base: SimpleNamespace) -> None:
 
 
 def _generated(d: dict[str, Any], sources: dict[str, str]) -> SimpleNamespace:
-    body = {**_VF_DEFAULTS, **{k: v for k, v in d.items() if k not in ("src", "versions")}}
+    body = {k: (type(v)(v) if isinstance(v, (dict, list)) else v) for k, v in _VF_DEFAULTS.items()}
+    body.update({k: (type(v)(v) if isinstance(v, (dict, list)) else v)
+                 for k, v in d.items() if k not in ("src", "versions")})
     body["sources"] = [sources[s] for s in d.get("src", [])]
     body["versions"] = [_version(e) for e in d["versions"]]
     return SimpleNamespace(**body)
