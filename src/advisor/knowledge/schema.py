@@ -209,6 +209,9 @@ class VariableFile(_M):
                     raise ValueError(f"removed.{fl} = {ver} but no version entry says it ever existed on {fl}")
                 if kind == "deprecated" and not here:
                     raise ValueError(f"deprecated.{fl} = {ver} but no version entry covers {fl} {ver}")
+                if kind == "deprecated" and not any(e.deprecated for e in here):
+                    raise ValueError(f"deprecated.{fl} = {ver} but the version entry for {fl} {ver} "
+                                     f"({here[0].range}) does not say deprecated = true")
         stray = set(self.coverage) - set(self.covered)
         if stray:
             raise ValueError(f"coverage names {sorted(stray)} which `covered` leaves out")
