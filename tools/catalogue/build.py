@@ -168,7 +168,8 @@ def build_mariadb(inp: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 # ------------------------------------------------------------------------------------ MySQL
 
-_PLUGIN_PREFIXES = ("audit_log", "authentication_", "clone_", "component_", "connection_control_", "dragnet.",
+_PLUGIN_PREFIXES = ("audit_log", "authentication_fido", "authentication_kerberos", "authentication_ldap",
+                    "authentication_webauthn", "authentication_windows", "clone_", "component_", "connection_control_", "dragnet.",
                     "enterprise_encryption.", "group_replication_", "keyring_", "lock_order", "mecab_",
                     "mysql_firewall_", "mysqlx", "ngram_", "rewriter_", "rpl_semi_sync_", "syseventlog.",
                     "thread_pool_", "validate_password", "version_tokens_", "daemon_memcached_", "telemetry.")

@@ -8,7 +8,7 @@ Data (beside this module, validated by advisor.knowledge.schema):
 - generated-mariadb.json, generated-mysql.json: every server and InnoDB variable of MariaDB 10.11
   and MySQL 8.0 / 8.4 (and Percona Server where its captures show the variable), rebuilt offline
   by tools/catalogue/build.py from extracts of the servers' own lists (tools/catalogue/sources/);
-- risky.toml: risky-values entries (knowledge.risky).
+- risky.toml: risky-values entries (advisor.knowledge.riskyvalues).
 Curated entries are merged over the generated ones (advisor.knowledge.merged). Outside what a
 source covers (a flavor, or for generated data a version window such as MariaDB 10.11) the answer
 is "not known" (None), never a guess.
@@ -213,9 +213,9 @@ def unit_of(name: str, flavor: Optional[str] = None, version: Optional[VersionLi
 
 def risky(name: str, flavor: Optional[str] = None, version: Optional[VersionLike] = None,
           purpose: Optional[str] = None) -> list[Any]:
-    """The risky-values entries of a variable (advisor.knowledge.risky), limited to those that
+    """The risky-values entries of a variable (advisor.knowledge.riskyvalues), limited to those that
     apply to the flavor and version (when given) and to the purpose (when given)."""
-    from advisor.knowledge.risky import entries_for
+    from advisor.knowledge.riskyvalues import entries_for
 
     return entries_for(name.lower(), flavor, None if version is None else _v(version), purpose)
 
