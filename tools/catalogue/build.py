@@ -394,6 +394,16 @@ def mysql_entry(name: str, info: dict[str, Any], inp: dict[str, Any]) -> dict[st
             plo = lo if p80 else (8, 4, 0)
             cov["percona"] = f">={_s(plo)},<{_s((8, 5, 0) if p84 else (8, 1, 0))}"
             versions += pv
+    # one entry for both flavors where they say the same for the same range
+    merged_fl: list[dict[str, Any]] = []
+    for e in versions:
+        twin = next((m for m in merged_fl if m["range"] == e["range"] and
+                     {k: v for k, v in m.items() if k != "flavors"} == {k: v for k, v in e.items() if k != "flavors"}), None)
+        if twin is not None:
+            twin["flavors"] = twin["flavors"] + [f for f in e["flavors"] if f not in twin["flavors"]]
+        else:
+            merged_fl.append(dict(e))
+    versions = merged_fl
     # join neighbours that say the same
     joined: list[dict[str, Any]] = []
     for e in versions:
@@ -455,12 +465,31 @@ def _validate(flavor: str, entries: dict[str, dict[str, Any]]) -> None:
             raise SystemExit(f"tools/catalogue/build.py: generated {flavor} entry {name}: {err}") from None
 
 
+def _most_common(values: list[Any]) -> Any:
+    keyed: dict[str, tuple[int, Any]] = {}
+    for v in values:
+        k = json.dumps(v, sort_keys=True)
+        keyed[k] = (keyed.get(k, (0, v))[0] + 1, v)
+    return max(keyed.values(), key=lambda x: x[0])[1]
+
+
 def render(flavor: str, entries: dict[str, dict[str, Any]], inputs: list[str]) -> str:
+    """Compact JSON: the most common covered/coverage/src of the file's variables and the most common
+    flavors/range of their version entries are written once ("var_defaults", "entry_defaults");
+    each variable and entry carries only what differs (advisor.knowledge.merged.expand undoes it)."""
     used = sorted({s for e in entries.values() for s in e["src"]})
+    var_defaults = {k: _most_common([e.get(k) for e in entries.values()]) for k in ("covered", "coverage", "src")}
+    all_entries = [v for e in entries.values() for v in e["versions"]]
+    entry_defaults = {k: _most_common([v.get(k) for v in all_entries]) for k in ("flavors", "range")}
     head = {"generated_by": "tools/catalogue/build.py (do not edit; rebuild with python -m tools.catalogue.build)",
-            "flavor": flavor, "inputs": inputs, "sources": {k: URL[k] for k in used}}
+            "flavor": flavor, "inputs": inputs, "sources": {k: URL[k] for k in used},
+            "var_defaults": var_defaults, "entry_defaults": entry_defaults}
+    body = []
+    for n, e in sorted(entries.items()):
+        slim = {k: v for k, v in e.items() if k == "versions" or var_defaults.get(k, object()) != v}
+        slim["versions"] = [{k: v for k, v in x.items() if entry_defaults.get(k, object()) != v} for x in e["versions"]]
+        body.append(json.dumps(n) + ":" + json.dumps(slim, separators=(",", ":"), sort_keys=True))
     lines = [json.dumps(head, separators=(",", ":"))[:-1] + ',"variables":{']
-    body = [json.dumps(n) + ":" + json.dumps(e, separators=(",", ":"), sort_keys=True) for n, e in sorted(entries.items())]
     return "\n".join(lines) + "\n" + ",\n".join(body) + "\n}}\n"
 
 

@@ -164,7 +164,12 @@ def names() -> list[str]:
 
 
 def _v(version: VersionLike) -> Version:
-    return version if isinstance(version, Version) else Version.parse(str(version))
+    return version if isinstance(version, Version) else _parse_version(str(version))
+
+
+@lru_cache(maxsize=256)
+def _parse_version(text: str) -> Version:
+    return Version.parse(text)
 
 
 @lru_cache(maxsize=None)
@@ -249,7 +254,12 @@ def default_for(name: str, flavor: str, version: VersionLike, cpus: Optional[int
 
 
 def info(name: str, flavor: str, version: VersionLike) -> Optional[VarSpec]:
-    var = catalogue().get(name.lower())
+    return _info_cached(name.lower(), flavor, _v(version))
+
+
+@lru_cache(maxsize=4096)
+def _info_cached(name: str, flavor: str, version: Version) -> Optional[VarSpec]:
+    var = catalogue().get(name)
     e = _entry(name, flavor, version)
     if var is None or e is None:
         return None

@@ -54,13 +54,28 @@ def _push_down(base: SimpleNamespace) -> None:
         setattr(base, k, None)
 
 
-def _generated(d: dict[str, Any], sources: dict[str, str]) -> SimpleNamespace:
+def _generated(d: dict[str, Any], sources: dict[str, str], limits_in_entries: bool = False) -> SimpleNamespace:
+    """A generated variable as plain data; with `limits_in_entries` its min/max/enum go into its
+    version entries (another flavor's entries will be merged in)."""
     body = {k: (type(v)(v) if isinstance(v, (dict, list)) else v) for k, v in _VF_DEFAULTS.items()}
     body.update({k: (type(v)(v) if isinstance(v, (dict, list)) else v)
                  for k, v in d.items() if k not in ("src", "versions")})
     body["sources"] = [sources[s] for s in d.get("src", [])]
-    body["versions"] = [_version(e) for e in d["versions"]]
+    if limits_in_entries:
+        tops = {k: body[k] for k in ("min", "max", "enum") if body[k] is not None}
+        body["versions"] = [SimpleNamespace(**{**_VE_DEFAULTS, **tops, **e}) for e in d["versions"]]
+        body.update(dict.fromkeys(tops))
+    else:
+        body["versions"] = [SimpleNamespace(**{**_VE_DEFAULTS, **e}) for e in d["versions"]]
     return SimpleNamespace(**body)
+
+
+def expand(raw: dict[str, Any], name: str) -> dict[str, Any]:
+    """One variable of a generated file with the file's var_defaults and entry_defaults applied."""
+    vd, ed = raw.get("var_defaults", {}), raw.get("entry_defaults", {})
+    d = {**vd, **raw["variables"][name]}
+    d["versions"] = [{**ed, **e} for e in d["versions"]]
+    return d
 
 
 class Catalogue(Mapping[str, Any]):
@@ -105,7 +120,7 @@ class Catalogue(Mapping[str, Any]):
 
     def generated(self, name: str) -> list[tuple[dict[str, Any], dict[str, str]]]:
         """The raw generated data for a name: [(variable dict, the file's source table)]."""
-        return [(f["variables"][name], f["sources"]) for f in self._files if name in f["variables"]]
+        return [(expand(f, name), f["sources"]) for f in self._files if name in f["variables"]]
 
     # ------------------------------------------------------------------------------ merge
 
@@ -115,7 +130,7 @@ class Catalogue(Mapping[str, Any]):
         if not gens:
             return cur
         if cur is None:
-            base = _generated(gens[0][0], gens[0][1])
+            base = _generated(gens[0][0], gens[0][1], limits_in_entries=len(gens) > 1)
             rest = gens[1:]
         else:
             base = SimpleNamespace(**vars(cur))
