@@ -1,16 +1,37 @@
 """The variable catalogue: per flavor and version, whether a server variable exists, its default
 (a literal, or a named formula over cpus / ram_bytes / buffer_pool_bytes), unit, scope, whether it
-is dynamic, its limits, its lifecycle (deprecated / removed / replaced by) and its sources.
+is dynamic, its limits, its lifecycle (deprecated / removed / replaced by), its risky values and its
+sources.
 
-Data: variables.toml beside this module, validated by advisor.knowledge.schema. API (used by the
-rules engine and the my.cnf generator; the names are stable):
+Data (beside this module, validated by advisor.knowledge.schema):
+- variables.toml: hand-curated entries, authoritative;
+- generated-mariadb.json, generated-mysql.json: every server and InnoDB variable of MariaDB 10.11
+  and MySQL 8.0 / 8.4 (and Percona Server where its captures show the variable), rebuilt offline
+  by tools/catalogue/build.py from extracts of the servers' own lists (tools/catalogue/sources/);
+- risky.toml: risky-values entries (advisor.knowledge.riskyvalues).
+Curated entries are merged over the generated ones (advisor.knowledge.merged). Outside what a
+source covers (a flavor, or for generated data a version window such as MariaDB 10.11) the answer
+is "not known" (None), never a guess.
+
+API (used by the rules engine, the my.cnf generator and the renderers; the names are stable):
 
     exists_on(name, flavor, version)                 -> True | False | None (not known)
     default_for(name, flavor, version, cpus=None, ram_bytes=None, buffer_pool_bytes=None)
                                                      -> the default as SHOW VARIABLES prints it, or None
     info(name, flavor, version)                      -> VarSpec | None
+    unit_of(name, flavor=None, version=None)         -> 'bytes' | 'count' | 'seconds' | 'milliseconds'
+                                                        | 'microseconds' | 'float' | 'bool' | 'enum'
+                                                        | 'set' | 'string' | None (not catalogued)
     check_setting(name, value, flavor, version)      -> list of problems ([] = fine)
     is_default(name, value, flavor, version, **ctx)  -> True | False | None (not known)
+    risky(name, flavor=None, version=None, purpose=None) -> [RiskyValue-shaped entries that apply]
+    catalogue()                                      -> Catalogue (a Mapping name -> merged entry)
+
+The unit resolver of the renderers is `unit_of`: a `var.<name>` fact is formatted by the unit the
+catalogue gives (bytes as KiB/MiB/GiB, the three time units as durations, counts as plain
+numbers); a name the catalogue does not know has no unit (None) and must not be guessed.
+`catalogue()` loads from the package (and the on-disk cache) on first use; code that must not
+touch files takes a `Catalogue` built by `load_catalogue()` at the edge.
 
 `version` is an advisor.versions.Version or a string ("8.0.36", "10.11.6-MariaDB").
 """
@@ -21,10 +42,12 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from advisor.versions import FLAVORS, Version, VersionRange
 
+if TYPE_CHECKING:
+    from advisor.knowledge.merged import Catalogue
 
 VersionLike = Union[Version, str]
 
@@ -55,6 +78,14 @@ class VarSpec:
     @property
     def enum_values(self) -> Optional[tuple[str, ...]]:
         return self.enum
+
+    @property
+    def deprecation(self) -> str:
+        """'deprecated since mysql 8.0.30', or 'deprecated' when the first release is not
+        recorded (the server says so but the data gives no version); '' when not deprecated."""
+        if not self.deprecated:
+            return ""
+        return f"deprecated since {self.flavor} {self.deprecated_since}" if self.deprecated_since else "deprecated"
 
 
 @lru_cache(maxsize=1)
@@ -105,9 +136,27 @@ def _build(src: Any) -> dict[str, Any]:
     return out
 
 
-def catalogue() -> dict[str, Any]:
-    """name -> the validated VariableFile as plain data (same attribute names)."""
-    return _validated()
+_GENERATED = ("generated-mariadb.json", "generated-mysql.json")
+
+
+def _generated_files() -> list[dict[str, Any]]:
+    import json
+    from importlib.resources import files
+
+    return [json.loads((files("advisor.knowledge") / name).read_text(encoding="utf-8")) for name in _GENERATED]
+
+
+def load_catalogue() -> "Catalogue":
+    """The merged catalogue, read from the package (the curated part through the on-disk cache)."""
+    from advisor.knowledge.merged import Catalogue
+
+    return Catalogue(_validated(), _generated_files())
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> "Catalogue":
+    """name -> the merged entry as plain data (VariableFile attribute names); see Catalogue."""
+    return load_catalogue()
 
 
 def names() -> list[str]:
@@ -115,7 +164,12 @@ def names() -> list[str]:
 
 
 def _v(version: VersionLike) -> Version:
-    return version if isinstance(version, Version) else Version.parse(str(version))
+    return version if isinstance(version, Version) else _parse_version(str(version))
+
+
+@lru_cache(maxsize=256)
+def _parse_version(text: str) -> Version:
+    return Version.parse(text)
 
 
 @lru_cache(maxsize=None)
@@ -138,19 +192,45 @@ def _entry_cached(name: str, flavor: str, v: Version) -> Any:
     return None
 
 
+def _covers(var: Any, flavor: str, version: VersionLike) -> bool:
+    if flavor not in var.covered:
+        return False
+    window = (getattr(var, "coverage", None) or {}).get(flavor)
+    return window is None or _range(window).contains(_v(version))
+
+
 def exists_on(name: str, flavor: str, version: VersionLike) -> Optional[bool]:
-    """True/False when the catalogue knows the variable on this flavor; None when it does not."""
+    """True/False when the catalogue knows the variable on this flavor and version; None when it
+    does not (not catalogued, flavor not researched, or a version outside the data's window)."""
     var = catalogue().get(name.lower())
-    if var is None or flavor not in var.covered:
+    if var is None or not _covers(var, flavor, version):
         return None
     return _entry(name, flavor, version) is not None
+
+
+def unit_of(name: str, flavor: Optional[str] = None, version: Optional[VersionLike] = None) -> Optional[str]:
+    """The variable's unit (see the module docstring), or None when the catalogue does not know the
+    name. The unit is the variable's, whatever the flavor and version; flavor and version are
+    accepted so that callers can pass what they have."""
+    var = catalogue().get(name.lower())
+    return None if var is None else var.unit
+
+
+def risky(name: str, flavor: Optional[str] = None, version: Optional[VersionLike] = None,
+          purpose: Optional[str] = None) -> list[Any]:
+    """The risky-values entries of a variable (advisor.knowledge.riskyvalues), limited to those that
+    apply to the flavor and version (when given) and to the purpose (when given)."""
+    from advisor.knowledge.riskyvalues import entries_for
+
+    return entries_for(name.lower(), flavor, None if version is None else _v(version), purpose)
 
 
 def _show(value: Any, unit: str) -> str:
     """A default as SHOW GLOBAL VARIABLES prints it."""
     if isinstance(value, bool):
         return "ON" if value else "OFF"
-    if isinstance(value, float) and value.is_integer() and unit in ("bytes", "count", "seconds"):
+    if isinstance(value, float) and value.is_integer() and unit in ("bytes", "count", "seconds", "milliseconds",
+                                                                   "microseconds"):
         return str(int(value))
     return str(value)
 
@@ -174,7 +254,12 @@ def default_for(name: str, flavor: str, version: VersionLike, cpus: Optional[int
 
 
 def info(name: str, flavor: str, version: VersionLike) -> Optional[VarSpec]:
-    var = catalogue().get(name.lower())
+    return _info_cached(name.lower(), flavor, _v(version))
+
+
+@lru_cache(maxsize=4096)
+def _info_cached(name: str, flavor: str, version: Version) -> Optional[VarSpec]:
+    var = catalogue().get(name)
     e = _entry(name, flavor, version)
     if var is None or e is None:
         return None
@@ -216,23 +301,20 @@ def _absent_reason(name: str, flavor: str, version: Version) -> str:
     return text
 
 
-def _number(value: Any) -> Optional[float]:
-    from advisor.units import to_number
+def _unknown_reason(name: str, flavor: str, version: Version) -> str:
+    var = catalogue().get(name.lower())
+    window = None if var is None else (getattr(var, "coverage", None) or {}).get(flavor)
+    if var is not None and flavor in var.covered and window:
+        return (f"{name} is catalogued for {flavor} {window} only, so whether it exists on {flavor} {version} "
+                "is not known")
+    return f"{name} is not in the variable catalogue for {flavor}, so whether it exists on {flavor} {version} is not known"
 
-    n = to_number(value)
-    return None if n is None else float(n)
 
 def _normal(unit: str, value: Any) -> Any:
     """A value in a comparable form for its unit, or None when it does not parse."""
-    from advisor.units import parse_bool
+    from advisor.knowledge.values import normalise
 
-    if unit in ("bytes", "count", "seconds", "float"):
-        return _number(value)
-    if unit == "bool":
-        return parse_bool(value)
-    if unit == "set":
-        return frozenset(p.strip().lower() for p in str(value).split(",") if p.strip())
-    return str(value).strip().lower()
+    return normalise(value, unit)
 
 
 def check_setting(name: str, value: Any, flavor: str, version: VersionLike) -> list[str]:
@@ -245,7 +327,7 @@ def check_setting(name: str, value: Any, flavor: str, version: VersionLike) -> l
         return [f"{flavor!r} is not a flavor (use one of {', '.join(FLAVORS)})"]
     ex = exists_on(name, flavor, v)
     if ex is None:
-        return [f"{name} is not in the variable catalogue for {flavor}, so whether it exists on {where} is not known"]
+        return [_unknown_reason(name, flavor, v)]
     if ex is False:
         return [_absent_reason(name, flavor, v)]
     spec = info(name, flavor, v)
@@ -254,7 +336,7 @@ def check_setting(name: str, value: Any, flavor: str, version: VersionLike) -> l
     if spec.noop:
         problems.append(f"{name} is accepted on {where} for compatibility but has no effect")
     n = _normal(spec.unit, value)
-    if spec.unit in ("bytes", "count", "seconds", "float"):
+    if spec.unit in ("bytes", "count", "seconds", "milliseconds", "microseconds", "float"):
         if n is None:
             return problems + [f"{name} takes a number on {where} (got {value!r})"]
         if spec.min is not None and n < spec.min:

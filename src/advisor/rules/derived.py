@@ -446,7 +446,7 @@ def _deprecated_in_use(v: FactView) -> list[str]:
             continue
         if knowledge.is_default(name, value, v.flavor, v.version, **ctx) is False:
             repl = f", use {'/'.join(spec.replaced_by)}" if spec.replaced_by else ""
-            out.append(f"{name}={value} (deprecated since {spec.deprecated_since}{repl})")
+            out.append(f"{name}={value} ({spec.deprecation}{repl})")
     v._cache["_deprecated_in_use"] = out
     return out
 

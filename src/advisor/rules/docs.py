@@ -163,11 +163,16 @@ def render_reference() -> str:
     out += [f"| `{d.name}` | {d.unit} | {' '.join(d.doc.split())} |" for d in sorted(DERIVED.values(), key=lambda d: d.name)]
     out += ["", "## Formulas (`recommend = [{ formula = ... }]`)", "", "| name | what |", "|---|---|"]
     out += [f"| `{f.name}` | {' '.join(f.doc.split())} |" for f in sorted(FORMULAS.values(), key=lambda f: f.name)]
+    cat = catalogue()
+    curated = cat.curated_names() if hasattr(cat, "curated_names") else sorted(cat)
     out += ["", "## Variable catalogue", "",
-            "From src/advisor/knowledge/variables.toml (defaults per version: see each rule page, or "
-            "`advisor.knowledge.info(name, flavor, version)`).", "",
+            "The hand-curated entries of src/advisor/knowledge/variables.toml (defaults per version: see each rule "
+            "page, or `advisor.knowledge.info(name, flavor, version)`). The catalogue also holds "
+            f"{len(cat) - len(curated)} more variables generated from the servers' own lists "
+            "(src/advisor/knowledge/generated-*.json, tools/catalogue/).", "",
             "| variable | unit | scope | dynamic | flavors | deprecated / removed | sources |", "|---|---|---|---|---|---|---|"]
-    for name, var in sorted(catalogue().items()):
+    for name in curated:
+        var = cat[name]
         fls = sorted({fl for e in var.versions for fl in e.flavors})
         life = [f"deprecated {fl} {v}" for fl, v in var.deprecated.items()]
         life += [f"removed {fl} {v}" for fl, v in var.removed.items()]
