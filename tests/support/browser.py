@@ -238,7 +238,9 @@ class Chromium:
             h = int(min(size["height"], max_height))
             self.call("Emulation.setDeviceMetricsOverride",
                       {"width": self.width, "height": h, "deviceScaleFactor": 1, "mobile": False}, session=session)
-            shot = self.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=session)
+            shot = self.call("Page.captureScreenshot", {
+                "format": "png", "captureBeyondViewport": True,
+                "clip": {"x": 0, "y": 0, "width": self.width, "height": h, "scale": 1}}, session=session)
             screenshot.parent.mkdir(parents=True, exist_ok=True)
             screenshot.write_bytes(base64.b64decode(shot["data"]))
             res.screenshot = screenshot

@@ -98,7 +98,7 @@ def stream_chart(cal: Calibration, route: tuple[Optional[str], Optional[int]]) -
         basis = "no line rate: the path is loopback or a unix socket, so no NIC limits it."
     else:
         basis = "no line rate: the link speed of the route was not known."
-    return [(svg.bars("stream", "Stream throughput against the line rate", items, "MB/s", refs),
+    return [(svg.bars("stream", "Stream throughput against the line rate", items, "MB/s", refs, fmt=lambda v: f"{v:,.1f}"),
              f"MB/s = 10⁶ bytes per second of result data; {basis}")]
 
 
@@ -197,6 +197,7 @@ def watch_charts(run: Mapping[str, Any]) -> list[Captioned]:
                     "(user includes nice; irq is hard + soft interrupts); idle is the rest up to 100 %."))
 
     setups = [n for side in ("server_host", "client_host") for n in (_get(run, "setup", side, "nics") or [])]
+    side_of = {n.get("interface"): n.get("side") for n in setups}
     nic_series: list[svg.LineSeries] = []
     refs: list[svg.Marker] = []
     for side in ("server_host", "client_host"):
@@ -206,7 +207,7 @@ def watch_charts(run: Mapping[str, Any]) -> list[Captioned]:
                 pts = [(_x(iv), next((n.get(f"{d}_mbytes_per_s") for n in (_get(iv, side, "nics") or [])
                                       if n.get("interface") == name), None)) for iv in ivs]
                 if _any(pts):
-                    nic_series.append(svg.LineSeries(f"{name} {d} ({side.split('_')[0]})", pts))
+                    nic_series.append(svg.LineSeries(f"{name} {d} ({side_of.get(name) or side.split('_')[0]})", pts))
     for n in setups:
         ceil = n.get("rx_ceiling_mbps") or n.get("tx_ceiling_mbps") or n.get("shaper_mbps") or n.get("speed_mbps")
         if ceil and not n.get("loopback"):

@@ -80,7 +80,7 @@ def fmt_number(v: float) -> str:
         return f"{v:.0f}" if float(v).is_integer() else f"{v:.1f}"
     if a >= 1:
         return f"{v:.2f}".rstrip("0").rstrip(".")
-    digits = max(2, -math.floor(math.log10(a)) + 1)
+    digits = max(2, -math.floor(math.log10(a)) + 2)  # three significant digits
     return f"{v:.{digits}f}".rstrip("0").rstrip(".")
 
 
@@ -112,7 +112,7 @@ def log_ticks(lo: float, hi: float) -> list[float]:
     """1, 2, 5 x 10^k between lo and hi (only powers of ten when the range spans many decades)."""
     out: list[float] = []
     k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-    mults = (1, 2, 5) if k1 - k0 <= 3 else (1,)
+    mults = (1, 2, 5) if math.log10(hi / lo) <= 3.01 else (1,)
     for k in range(k0, k1 + 1):
         for m in mults:
             v = m * 10.0 ** k
@@ -256,7 +256,7 @@ def bars(chart_id: str, title: str, items: Sequence[Bar], unit: str, refs: Seque
     x1 = math.ceil(top * 1.08 / step) * step
     fr = _Frame(height, 0.0, x1, 0.0, 1.0)
     fr.left = 150
-    body = fr.axes(linear_ticks(0, x1, 5), [], fmt, fmt, unit, "")
+    body = fr.axes(linear_ticks(0, x1, 5), [], fmt_number, fmt_number, unit, "")
     for i, b in enumerate(items):
         y = fr.top + i * row + 4
         w = fr.x(b.value) - fr.left
@@ -357,7 +357,7 @@ def lines(chart_id: str, title: str, series: Sequence[LineSeries], y_label: str,
     for j, r in enumerate(refs):
         y = fr.y(r.value)
         body.append(f'<line{_a(x1=fr.left, x2=fr.right, y1=_n(y), y2=_n(y), class_="ref")}/>')
-        body.append(_text(fr.right - 4, y - 4 - 12 * j, f"{r.label} {yfmt(r.value)}", "reflbl", "end"))
+        body.append(_text(fr.right - 4, y - 4 - 12 * j, f"{r.label} ({yfmt(r.value)} {y_label})", "reflbl", "end"))
     desc = "; ".join(f"{s.name}: {sum(1 for _, y in s.points if y is not None)} points" for s in series)
     return Chart(chart_id, "lines", title, _svg(chart_id, title, desc, height, body), points,
                  tuple((f"s{i % 6}", s.name) for i, s in enumerate(series)))
