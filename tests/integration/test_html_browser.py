@@ -52,7 +52,8 @@ def png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def check_page(browser: Chromium, html: Path, shot: Path, expected: set[str], tmp_path: Path) -> list[dict]:
+def check_page(browser: Chromium, html: Path, shot: Path, expected: set[str], tmp_path: Path,
+               doc_charts: tuple[str, ...] = ()) -> list[dict]:
     page = browser.open(html, screenshot=shot, max_height=2400)
     assert page.console_errors == [], page.console_errors
     assert page.requests == [] and page.failed == [], (page.requests, page.failed)
@@ -65,12 +66,15 @@ def check_page(browser: Chromium, html: Path, shot: Path, expected: set[str], tm
         assert c["svgWidth"] > 300 and c["title"], c
     w, h = png_size(shot)
     assert w == browser.width and 600 < h <= 2400
+    for cid in doc_charts:  # a chart on its own, for the docs
+        png_size(page.element_screenshot(f"#chart-{cid}", tmp_path / f"chart-{cid}.png"))
     pdf = tmp_path / (html.stem + ".pdf")
     assert browser.pdf(html, pdf) > 10_000
     assert pdf.read_bytes()[:5] == b"%PDF-"
     if os.environ.get("ADVISOR_UPDATE_GOLDEN") == "1":
         DOCS_IMG.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(shot, DOCS_IMG / shot.name)
+        for name in [shot.name] + [f"chart-{cid}.png" for cid in doc_charts]:
+            shutil.copyfile(tmp_path / name, DOCS_IMG / name)
     return charts
 
 
@@ -78,7 +82,7 @@ def test_demo_audit_report(browser, tmp_path):
     html = tmp_path / "report-audit.html"
     p = run_cli("audit", "--demo", "--purpose", "benchmark", "--format", "html", "-o", str(html))
     assert p.returncode == 0, p.stderr
-    charts = check_page(browser, html, tmp_path / "report-audit.png", {"memory"}, tmp_path)
+    charts = check_page(browser, html, tmp_path / "report-audit.png", {"memory"}, tmp_path, doc_charts=("memory",))
     # the seed's budget: 64 GiB buffer pool + 2,000 connections x 48.9 MiB = 160.5 GiB on a 128 GiB host
     assert charts[0]["points"] == 6
     text = html.read_text(encoding="utf-8")
@@ -102,7 +106,8 @@ def test_calibration_report(browser, mariadb_factory, tls_certs, tmp_path):
                 "stream": cal["stream"] and cal["stream"]["mbytes_per_s"]}
     expected = {k for k, v in measured.items() if v}
     assert {"rtt", "tls-handshake", "tls-query", "stream"} <= expected, cal["missing"]
-    check_page(browser, html, tmp_path / "report-calibration.png", expected, tmp_path)
+    check_page(browser, html, tmp_path / "report-calibration.png", expected, tmp_path,
+               doc_charts=("tls-query", "stream"))
     if "flush" not in expected:
         assert any(m["fact"] == "calibration.fsync_ms" for m in cal["missing"]), cal["missing"]
 
@@ -122,7 +127,8 @@ def test_watch_report_of_a_recorded_sysbench_run(browser, mariadb_factory, tmp_p
     assert len(run["intervals"]) >= 4 and run["setup"]["command"]["exit_status"] == 0
     html = tmp_path / "report-watch.html"
     html.write_text(render_watch(run), encoding="utf-8")
-    charts = check_page(browser, html, tmp_path / "report-watch.png", {"tps", "cpu-server", "nic", "disk"}, tmp_path)
+    charts = check_page(browser, html, tmp_path / "report-watch.png", {"tps", "cpu-server", "nic", "disk"}, tmp_path,
+                        doc_charts=("nic",))
     nic = next(c for c in charts if c["id"] == "nic")
     assert nic["points"] == 2 * len(run["intervals"])  # rx and tx of the client's veth end, every interval
     assert "100 Mb/s (12.5 MB/s)" in html.read_text(encoding="utf-8")  # the shaper's ceiling line

@@ -123,3 +123,16 @@ def test_fleet_page(demo):
     text = html.render_fleet([ok, bad], 5.1, 4)
     assert_clean(text)
     assert "error: cannot connect to db2:3306" in text and text.count('id="t1-') == len(report.findings)
+
+
+def test_audit_of_a_calibrated_snapshot_shows_its_measurements():
+    from advisor.snapshot import load_snapshot
+
+    path = ROOT / "tests/fixtures/calibration/mariadb-10.11-tls-calibrated.snapshot.json"
+    snap = load_snapshot(path.read_text(encoding="utf-8"))
+    report = api.audit(snap, purpose="benchmark", source=f"snapshot {path.name}")
+    text = html.render_audit(report, snap)
+    assert_clean(text)
+    assert chart_ids(text) == ["memory", "rtt", "tls-handshake", "tls-query", "flush", "stream"]
+    assert f"{snap.calibration.rtt_ms.samples:,} round trips" in text
+    assert "no line rate: the path is loopback" in text  # 127.0.0.1: no NIC limits the stream

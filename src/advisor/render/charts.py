@@ -132,13 +132,15 @@ def memory_chart(snap: Snapshot) -> list[Captioned]:
     if limit:
         refs.append(svg.Marker(f"{TARGET_FRACTION:.0%} of the limit", limit * TARGET_FRACTION))
     per = ", ".join(f"{p.name} {format_size(p.bytes)}" for p in budget.per_connection_parts)
+    sums = (f"{format_size(budget.total - budget.overhead)} of buffers and connections + "
+            f"{format_size(budget.overhead)} assumed server overhead = {format_size(budget.total)}")
     if limit:
-        verdict = (f"{format_size(budget.total)} is {budget.total / limit:.0%} of the {format_size(limit)} limit"
+        verdict = (f"{sums}, {budget.total / limit:.0%} of the {format_size(limit)} limit"
                    + ("." if budget.total <= limit else ": it does not fit."))
     else:
-        verdict = f"{format_size(budget.total)}; the host's memory was not collected, so there is no limit to compare."
+        verdict = f"{sums}; the host's memory was not collected, so there is no limit to compare."
     cap = (f"Worst case: {verdict} Connections: {budget.max_connections:,} × {format_size(budget.per_connection)} "
-           f"({per}). The server overhead is an assumption (1/16 of the limit, 128 MiB to 1 GiB).")
+           f"({per}). The overhead is an assumption (1/16 of the limit, 128 MiB to 1 GiB), not a measurement.")
     if budget.assumptions:
         cap += " Assumed: " + "; ".join(budget.assumptions) + "."
     return [(svg.stacked_bar("memory", "Memory budget against RAM", parts, refs, format_size, "bytes", binary=True), cap)]
