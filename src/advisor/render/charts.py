@@ -20,7 +20,7 @@ def _bins(h: Optional[Histogram]) -> list[svg.Bin]:
     return [svg.Bin(b.lo, b.hi, b.count) for b in h.bins] if h is not None else []
 
 
-def _ms(v: Optional[float]) -> str:
+def ms_text(v: Optional[float]) -> str:
     return "–" if v is None else svg.fmt_number(v) + " ms"
 
 
@@ -35,8 +35,8 @@ def calibration_charts(cal: Optional[Calibration], route: tuple[Optional[str], O
         out.append((svg.histogram("rtt", "Round trips (SELECT 1)", [svg.HistSeries("SELECT 1", _bins(r.histogram))],
                                   markers=[m for m in (svg.Marker("p50", r.p50) if r.p50 else None,
                                                        svg.Marker("p99", r.p99) if r.p99 else None) if m]),
-                    f"{r.samples:,} round trips on one connection: p50 {_ms(r.p50)}, p99 {_ms(r.p99)}, "
-                    f"max {_ms(r.max)}."))
+                    f"{r.samples:,} round trips on one connection: p50 {ms_text(r.p50)}, p99 {ms_text(r.p99)}, "
+                    f"max {ms_text(r.max)}."))
     t = cal.tls
     if t is not None:
         for key, title, what in (("handshake_histogram", "Connect time, TLS on vs off", "connects"),
@@ -51,7 +51,7 @@ def calibration_charts(cal: Optional[Calibration], route: tuple[Optional[str], O
             med = t.handshake_ms if key == "handshake_histogram" else t.query_ms
             counts = ", ".join(f"{s.name} {sum(b.count for b in s.bins):,}" for s in series)
             out.append((svg.histogram(f"tls-{key.split('_')[0]}", title, series),
-                        f"{what} per side ({counts}); median {_ms(med.on)} with TLS, {_ms(med.off)} without. "
+                        f"{what} per side ({counts}); median {ms_text(med.on)} with TLS, {ms_text(med.off)} without. "
                         "Bars are shares of each side's samples."))
     f = cal.fsync_ms
     if f is not None and f.histogram is not None and f.histogram.bins:
@@ -60,13 +60,13 @@ def calibration_charts(cal: Optional[Calibration], route: tuple[Optional[str], O
                                   [svg.HistSeries("fdatasync", _bins(f.histogram))],
                                   markers=[m for m in (svg.Marker("p50", f.p50) if f.p50 else None,
                                                        svg.Marker("p99", f.p99) if f.p99 else None) if m]),
-                    f"{f.samples:,} flushes{where}: p50 {_ms(f.p50)}, p99 {_ms(f.p99)}."))
+                    f"{f.samples:,} flushes{where}: p50 {ms_text(f.p50)}, p99 {ms_text(f.p99)}."))
     c = cal.commit_ms
     if c is not None and c.histogram is not None and c.histogram.bins:
         out.append((svg.histogram("commit", "Commit latency (autocommit INSERT)", [svg.HistSeries("commit", _bins(c.histogram))],
                                   markers=[m for m in (svg.Marker("p50", c.p50) if c.p50 else None,
                                                        svg.Marker("p99", c.p99) if c.p99 else None) if m]),
-                    f"{c.samples:,} single-row commits: p50 {_ms(c.p50)}, p99 {_ms(c.p99)}."))
+                    f"{c.samples:,} single-row commits: p50 {ms_text(c.p50)}, p99 {ms_text(c.p99)}."))
     out += stream_chart(cal, route)
     return out
 

@@ -258,11 +258,11 @@ def calibration_page(snap: "Snapshot") -> Page:
     stats = []
     if cal is not None:
         if cal.rtt_ms is not None and cal.rtt_ms.p50 is not None:
-            stats.append(Stat("round trip p50", ch._ms(cal.rtt_ms.p50)))
+            stats.append(Stat("round trip p50", ch.ms_text(cal.rtt_ms.p50)))
         if cal.stream is not None and cal.stream.mbytes_per_s is not None:
             stats.append(Stat("stream", f"{cal.stream.mbytes_per_s:,.1f} MB/s"))
         if cal.fsync_ms is not None and cal.fsync_ms.p50 is not None:
-            stats.append(Stat("flush p50", ch._ms(cal.fsync_ms.p50)))
+            stats.append(Stat("flush p50", ch.ms_text(cal.fsync_ms.p50)))
         if cal.tls is not None and cal.tls.throughput_ratio is not None:
             stats.append(Stat("TLS ÷ plain stream", f"{cal.tls.throughput_ratio:.2f}"))
     page = Page(title=f"advisor calibrate — {t.flavor} {t.version} at {_where(t)}",
@@ -334,7 +334,7 @@ def watch_page(run: Mapping[str, Any], verdicts: Sequence[Mapping[str, Any]] = (
     if summary.get("tps") is not None:
         page.stats.append(Stat("sysbench tps", svg.fmt_number(float(summary["tps"]))))
     if summary.get("latency_pct_ms") is not None:
-        page.stats.append(Stat(f"p{summary.get('percentile') or 95} latency", ch._ms(float(summary["latency_pct_ms"]))))
+        page.stats.append(Stat(f"p{summary.get('percentile') or 95} latency", ch.ms_text(float(summary["latency_pct_ms"]))))
     page.stats.append(Stat("intervals", str(len(ivs))))
     if verdicts:
         page.sections.append(Section("verdicts", "What limits the run", groups=findings_groups([_Obj(v) for v in verdicts])))
