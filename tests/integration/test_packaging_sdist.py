@@ -113,4 +113,5 @@ def test_tests_run_from_the_unpacked_sdist(dist, tmp_path):
     tail = p.stdout[-3000:] + p.stderr[-2000:]
     assert p.returncode == 0, tail
     m = re.search(r"(\d+) passed", p.stdout)
+    print(f"\nfrom the unpacked sdist: {p.stdout.strip().splitlines()[-1]}")
     assert m and int(m.group(1)) >= 100 and " failed" not in p.stdout, tail
