@@ -59,6 +59,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("advisor.commands.verify", "verify"),
     "fleet": ("advisor.commands.fleet", "fleet"),
     "checklist": ("advisor.commands.checklist", "checklist"),
+    "schema": ("advisor.commands.schema", "schema"),
 }
 GROUPS: dict[str, tuple[str, str]] = {
     "rules": ("advisor.commands.rules_cmd", "rules_app"),

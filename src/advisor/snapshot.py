@@ -211,6 +211,22 @@ class ClientFacts(_Section):
 
 # ---------------------------------------------------------------- calibration
 
+class HistogramBin(_Model):
+    lo: float = Field(description="lower edge, inclusive")
+    hi: float = Field(description="upper edge, exclusive")
+    count: int
+
+
+class Histogram(_Model):
+    """Log-bucket histogram of the samples (advisor.histogram): `buckets_per_decade` buckets per
+    power of ten, non-empty ones only, ascending; the counts add up to the samples."""
+
+    unit: Literal["ms"] = "ms"
+    scale: Literal["log10"] = "log10"
+    buckets_per_decade: int = 20
+    bins: list[HistogramBin] = Field(default_factory=list)
+
+
 class Distribution(_Model):
     p50: Optional[float] = None
     p99: Optional[float] = None
@@ -218,6 +234,7 @@ class Distribution(_Model):
     min: Optional[float] = None
     max: Optional[float] = None
     mean: Optional[float] = None
+    histogram: Optional[Histogram] = Field(None, description="the samples as a log-bucket histogram")
 
 
 class StreamProbe(_Model):
@@ -247,6 +264,11 @@ class OnOff(_Model):
     off: Optional[float] = None
 
 
+class OnOffHistogram(_Model):
+    on: Optional[Histogram] = None
+    off: Optional[Histogram] = None
+
+
 class TlsProbe(_Model):
     available: bool = False
     reason: str = ""
@@ -264,6 +286,9 @@ class TlsProbe(_Model):
         None, description="median over rounds of (TLS ÷ plain) small-query medians, each round's pair run back to "
                           "back on the same CPU")
     stream_samples: int = 0
+    handshake_histogram: Optional[OnOffHistogram] = Field(None, description="every connect time on each side")
+    query_histogram: Optional[OnOffHistogram] = Field(
+        None, description="every small-query latency on each side (the first of each connection excluded)")
 
 
 class SortProbe(_Model):

@@ -32,8 +32,9 @@ from typing import Any, Callable, Iterator, Optional
 from advisor.collect import calibrate_stats as cs
 from advisor.collect.connection import Endpoint, _ssl_args, connect, scrub
 from advisor.errors import CollectionError
-from advisor.snapshot import (Calibration, Distribution, FlushProbe, OnOff, Snapshot, SortProbe, StreamProbe,
-                              TlsProbe, WriteProbe)
+from advisor.histogram import log_histogram
+from advisor.snapshot import (Calibration, Distribution, FlushProbe, Histogram, OnOff, OnOffHistogram, Snapshot,
+                              SortProbe, StreamProbe, TlsProbe, WriteProbe)
 
 ProgressFn = Callable[[str, float, float], None]  # (probe name, seconds elapsed, budget seconds)
 
@@ -582,6 +583,7 @@ def probe_tls(ctx: _Ctx, deadline: float) -> None:
     slot = share * 0.4 / (per_mode * len(modes))
     q_rounds: dict[bool, list[float]] = {False: [], True: []}
     q_count: dict[bool, int] = {False: 0, True: 0}
+    q_all: dict[bool, list[float]] = {False: [], True: []}  # every small-query latency, for the histogram
     sql = check_statement("SELECT 1")
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     r = 0
@@ -610,6 +612,7 @@ def probe_tls(ctx: _Ctx, deadline: float) -> None:
                 if lat:
                     q_rounds[m].append(cs.median(lat))  # type: ignore[arg-type]
                     q_count[m] += len(lat)
+                    q_all[m] += lat
             ctx.tick("TLS")
     finally:
         if len(cpus) > 1:
@@ -663,6 +666,10 @@ def probe_tls(ctx: _Ctx, deadline: float) -> None:
 
     probe.handshake_ms = OnOff(on=hs_p50(True) if errs[True] is None else None,
                                off=hs_p50(False) if errs[False] is None else None)
+    probe.handshake_histogram = OnOffHistogram(**{k: Histogram(**log_histogram(hs[m])) if hs[m] else None
+                                                  for k, m in (("on", True), ("off", False))})
+    probe.query_histogram = OnOffHistogram(**{k: Histogram(**log_histogram(q_all[m])) if q_all[m] else None
+                                              for k, m in (("on", True), ("off", False))})
     probe.query_ms = OnOff(on=q_p50(True) if errs[True] is None else None,
                            off=q_p50(False) if errs[False] is None else None)
     probe.stream_mbytes_per_s = OnOff(on=stream_mb(True) if errs[True] is None else None,

@@ -25,7 +25,7 @@ def audit(
     purpose: PurposeOpt = Purpose.production,
     rules: RulesDirs = None,
     ignore: Ignore = None,
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default), json or markdown.", rich_help_panel=OUT)] = ReportFormat.text,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default), json, markdown, html (one self-contained file with charts), sarif (SARIF 2.1.0 for code-scanning tools) or junit (JUnit XML, one test case per rule).", rich_help_panel=OUT)] = ReportFormat.text,
     fail_on: Annotated[Optional[Severity], typer.Option("--fail-on", help="Exit 1 when a finding at or above this severity exists.", rich_help_panel=OUT)] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list passed and not-applicable rules with reasons.", rich_help_panel=OUT)] = False,
     output: OutputFile = None,
@@ -90,6 +90,20 @@ def audit(
         from advisor.render.report_json import render as render_json
 
         text = render_json(report)
+    elif fmt == ReportFormat.html:
+        from advisor.render.html import render_audit
+
+        text = render_audit(report, snap)
+    elif fmt == ReportFormat.sarif:
+        from advisor.render.sarif import render as render_sarif
+        from advisor.rules.loader import load_rules
+
+        text = render_sarif([report], load_rules(rules or []))
+    elif fmt == ReportFormat.junit:
+        from advisor.render.junit import render as render_junit
+        from advisor.rules.loader import load_rules
+
+        text = render_junit([report], load_rules(rules or []), fail_on=fail_on.value if fail_on else "warning")
     elif fmt == ReportFormat.markdown:
         from advisor.render.report_markdown import render as render_md
 

@@ -29,6 +29,7 @@ WriteProbe = Annotated[bool, typer.Option(
 class CalibrationFormat(str, Enum):
     text = "text"
     json = "json"
+    html = "html"
 
 
 class TerminalProgress:
@@ -69,7 +70,7 @@ def calibrate(
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     calibrate_seconds: CalibrateSeconds = 10.0,
     write_probe: WriteProbe = False,
-    fmt: Annotated[CalibrationFormat, typer.Option("--format", "-f", help="text (default) or json.", rich_help_panel=OUT)] = CalibrationFormat.text,
+    fmt: Annotated[CalibrationFormat, typer.Option("--format", "-f", help="text (default), json or html (one self-contained file with the latency histograms and the stream against the line rate).", rich_help_panel=OUT)] = CalibrationFormat.text,
     save_snapshot: Annotated[Optional[str], typer.Option("--save-snapshot", help="Also write the whole snapshot (server facts + calibration) to this file, for `advisor audit --snapshot`.", rich_help_panel=OUT)] = None,
     output: OutputFile = None,
 ) -> None:
@@ -93,6 +94,10 @@ def calibrate(
         from advisor.render.calibration import render_json
 
         text = render_json(snap)
+    elif fmt == CalibrationFormat.html:
+        from advisor.render.html import render_calibration
+
+        text = render_calibration(snap)
     else:
         from advisor.render.calibration import render_text
 

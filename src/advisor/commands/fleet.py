@@ -19,7 +19,7 @@ def fleet(
     ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None, ssl_key: SslKey = None,
     connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0, sample_seconds: SampleSeconds = 0.0,
     purpose: PurposeOpt = Purpose.production,
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default) or json.", rich_help_panel=OUT)] = ReportFormat.text,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default), json or html.", rich_help_panel=OUT)] = ReportFormat.text,
     fail_on: Annotated[Severity | None, typer.Option("--fail-on", help="Exit 1 when any server has a finding at or above this severity, or could not be audited.", rich_help_panel=OUT)] = None,
     output: OutputFile = None,
 ) -> None:
@@ -29,8 +29,9 @@ def fleet(
     from advisor.errors import UsageError
     from advisor.fleet import audit_fleet, read_targets, render_text, summary_dict
 
-    if fmt == ReportFormat.markdown:
-        raise UsageError("fleet prints text or json.", None)
+    if fmt in (ReportFormat.markdown, ReportFormat.sarif, ReportFormat.junit):
+        raise UsageError(f"fleet prints text, json or html, not {fmt.value}.",
+                         f"audit one server with `advisor audit --format {fmt.value}`.")
     tlist = read_targets(targets)
     base = conn_options(None, port, None, user, password, ask_password, defaults_file, defaults_extra_file,
                         no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
@@ -39,6 +40,10 @@ def fleet(
     wall = time.monotonic() - t0
     if fmt == ReportFormat.json:
         write_output(json.dumps(summary_dict(results, purpose.value, wall, jobs), indent=2) + "\n", output)
+    elif fmt == ReportFormat.html:
+        from advisor.render.html import render_fleet
+
+        write_output(render_fleet(results, wall, jobs), output)
     else:
         write_output(render_text(results, wall, jobs), output)
     if fail_on is not None and any(r.report is None or r.report.worst_at_least(fail_on.value) for r in results):
