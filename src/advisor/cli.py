@@ -58,6 +58,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("advisor.commands.verify", "verify"),
     "fleet": ("advisor.commands.fleet", "fleet"),
     "checklist": ("advisor.commands.checklist", "checklist"),
+    "watch": ("advisor.commands.watch", "watch"),
 }
 GROUPS: dict[str, tuple[str, str]] = {
     "rules": ("advisor.commands.rules_cmd", "rules_app"),
