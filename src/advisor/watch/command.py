@@ -53,7 +53,15 @@ class Command:
         self.pgid = self.proc.pid
         self._reader = threading.Thread(target=self._pump, name="watch-command-output", daemon=True)
         self._reader.start()
+        self._exited = threading.Event()
+        threading.Thread(target=self._wait_exit, name="watch-command-wait", daemon=True).start()
         return self.proc.pid
+
+    def _wait_exit(self) -> None:
+        # Popen.wait(timeout) polls with growing sleeps; a thread blocked in waitpid costs nothing
+        assert self.proc is not None
+        self.proc.wait()
+        self._exited.set()
 
     def _pump(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
@@ -73,10 +81,9 @@ class Command:
         """The exit code when the command ends within `timeout` seconds, else None."""
         if self.proc is None:
             return None
-        try:
-            return self.proc.wait(timeout=max(0.0, timeout))
-        except subprocess.TimeoutExpired:
-            return None
+        if self._exited.wait(max(0.0, timeout)):
+            return self.proc.returncode
+        return None
 
     def finish_output(self, timeout: float = 5.0) -> None:
         if self._reader is not None:

@@ -108,7 +108,7 @@ def server_nic(doc: dict[str, Any], client_address: Optional[str], shapers: dict
         speed, kind = (i.speed_mbps, i.kind) if i else (None, None)
     rx, tx, src = ceilings(speed, shapers.get(res.interface))
     if other and speed is None:
-        src += " (its link speed is not visible from outside mysqld's network namespace)"
+        src += "; its link speed is not visible from outside mysqld's network namespace"
     return NicSetup(interface=res.interface, side="server", kind=kind, netns="mysqld" if other else None,
                     speed_mbps=speed, shaper_mbps=(shapers[res.interface].rate_bits_per_s / 1e6
                                                    if res.interface in shapers else None),

@@ -212,6 +212,8 @@ class AuditInfo(_M):
     reason: str = ""
     snapshot: Optional[dict[str, Any]] = Field(None, description="the audit's snapshot (advisor collect format)")
     findings: list[AuditFinding] = Field(default_factory=list)
+    statuses: dict[str, str] = Field(default_factory=dict, description="rule id -> fired, passed, not_applicable or unknown")
+    unknown: dict[str, str] = Field(default_factory=dict, description="rule id -> why it could not be evaluated")
 
 
 class Target(_M):

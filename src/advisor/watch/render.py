@@ -178,8 +178,8 @@ def render_text(report: WatchReport, color: bool = False, with_table: bool = Fal
             if cause.fix:
                 lines.append(wrap(f"its fix: {cause.fix}", "      "))
         if r.verdict.spec.causes and not r.causes and report.run.setup.audit.ran:
-            lines.append(c("dim", wrap("the audit at the start found none of its configuration causes ("
-                                        + ", ".join(r.verdict.spec.causes) + ")", "    ")))
+            lines.append(c("dim", wrap("the audit at the start found none of its configuration causes: "
+                                        + cause_statuses(report, r), "    ")))
         lines.append(c("dim", f"    see: advisor explain {f.rule}"))
         lines.append("")
     checked = [r for r in report.results if r.outcome.status == "passed" and r.verdict.spec.kind == "bottleneck"]
@@ -202,6 +202,19 @@ def render_text(report: WatchReport, color: bool = False, with_table: bool = Fal
     if cost:
         lines.append(c("dim", f"  watcher: {cost}"))
     return "\n".join(lines).rstrip() + "\n"
+
+
+def cause_statuses(report: WatchReport, r: Any) -> str:
+    """'network-link-saturated unknown (calibration did not run), ...' for a verdict's causes."""
+    audit = report.run.setup.audit
+    parts = []
+    for rule in r.verdict.spec.causes:
+        st = audit.statuses.get(rule)
+        if st is None:
+            continue
+        why = audit.unknown.get(rule, "")
+        parts.append(f"{rule} {st.replace('_', ' ')}" + (f" ({why.split(': ', 1)[-1][:90]})" if why else ""))
+    return "; ".join(parts) or "none of them ran"
 
 
 def _ev(path: str, v: Any) -> str:

@@ -121,8 +121,10 @@ class Session:
         report = api.audit(snap, purpose="benchmark", source="live")
         findings = [AuditFinding(rule=f.rule, severity=f.severity, title=f.title, message=f.message, fix=f.fix)
                     for f in report.findings]
-        info = AuditInfo(ran=True, reason="audited with --purpose benchmark at the start of the watch",
-                         snapshot=snap.model_dump(mode="json"), findings=findings)
+        info = AuditInfo(ran=True, reason="audited with --purpose benchmark at the start of the watch (no calibration)",
+                         snapshot=snap.model_dump(mode="json"), findings=findings,
+                         statuses={o.rule: o.status for o in report.outcomes},
+                         unknown={o.rule: o.reason for o in report.outcomes if o.status == "unknown"})
         return snap, info
 
     def _hosts(self, snap: Any, setup: WatchSetup) -> None:

@@ -685,7 +685,7 @@ def lock_wait_share(s: Series) -> Any:
         return w
     if isinstance(r, Unknown):
         return r
-    return min(1.0, w / r) if r > 0 else Unknown("no session was running")
+    return min(1.0, w / r) if r > 0 else 0.0  # nobody running, nobody waiting
 
 
 LOCK_STATE_WORDS = ("lock", "waiting for")

@@ -143,7 +143,7 @@ def parse_verdict(text: str, source: str) -> Verdict:
     except ValidationError as e:
         first = e.errors()[0]
         msg = "unknown key (the verdict schema is closed)" if first["type"] == "extra_forbidden" else first["msg"]
-        loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".") or "(top level)"
         raise _err(source, loc, msg) from None
 
     def cond(obj: Any, loc: str) -> Condition:
