@@ -67,6 +67,7 @@ def watch(
     ssh: Ssh = None, ssh_option: SshOption = None,
     host_stream: Annotated[Optional[str], typer.Option("--host-stream", help="Read the server host's samples from this file or FIFO, written on the server by `advisor watch --host-only`.", rich_help_panel=MACHINE)] = None,
     host_only: Annotated[bool, typer.Option("--host-only", help="Only sample this machine and print the samples as JSON lines (for --host-stream on the client); no server connection.", rich_help_panel=MACHINE)] = False,
+    pid_file: Annotated[Optional[str], typer.Option("--pid-file", help="With --host-only: the server's pid file, when more than one mysqld or mariadbd runs here.", rich_help_panel=MACHINE)] = None,
     save: Annotated[Optional[str], typer.Option("--save", help="Also write the series (every interval, with timestamps) to this file, to judge it again with --load.", rich_help_panel=OUT)] = None,
     load: Annotated[Optional[str], typer.Option("--load", help="Judge a saved series (from --save) instead of watching.", rich_help_panel=WATCH)] = None,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="A saved series of the same benchmark to compare with (e.g. the run without TLS).", rich_help_panel=WATCH)] = None,
@@ -84,7 +85,10 @@ def watch(
     if seconds is not None and seconds <= 0:
         raise UsageError(f"--seconds {seconds:g} must be positive.", None)
     if host_only:
-        return _host_only(interval, seconds, output, bool(command or load or host or port or socket))
+        return _host_only(interval, seconds, output, pid_file, bool(command or load or host or port or socket))
+    if pid_file:
+        raise UsageError("--pid-file goes with --host-only; a watch finds the server's process from its pid_file "
+                         "variable.", None)
     if load:
         if command or host or port or socket or ssh or host_stream or seconds or save:
             raise UsageError("--load judges a saved series; it takes no command, connection, --ssh, --host-stream, "
@@ -171,7 +175,8 @@ def _emit(report: Any, fmt: ReportFormat, output: Optional[str], with_table: boo
     write_output(text, output)
 
 
-def _host_only(interval: float, seconds: Optional[float], output: Optional[str], extra: bool) -> None:
+def _host_only(interval: float, seconds: Optional[float], output: Optional[str], pid_file: Optional[str],
+               extra: bool) -> None:
     """Print this machine's samples as JSON lines until --seconds pass or the stream is closed."""
     import json
     import signal
@@ -183,7 +188,7 @@ def _host_only(interval: float, seconds: Optional[float], output: Optional[str],
     if extra:
         raise UsageError("--host-only samples this machine only; it takes no command, connection or --load.", None)
     out = open(output, "w", encoding="utf-8") if output and output != "-" else sys.stdout
-    s = HostSampler()
+    s = HostSampler(pid_file=pid_file)
     stop: list[int] = []
     old = signal.signal(signal.SIGTERM, lambda n, f: stop.append(n))
     try:

@@ -93,7 +93,8 @@ class Command:
         """Stop the command's whole process group and wait until it is gone."""
         if self.proc is None or self.pgid is None:
             return
-        self.interrupted = self.proc.poll() is None
+        if self.proc.poll() is None:
+            self.interrupted = True
         for sig, grace in ((signal.SIGINT, STOP_GRACE_S[0]), (signal.SIGTERM, STOP_GRACE_S[1]), (signal.SIGKILL, 5.0)):
             if not self._group_alive():
                 break
