@@ -113,7 +113,9 @@ def test_tls_required_against_tls_disabled(mariadb_factory, tmp_path):
     print(f"\n{f['message']}\nplain {s['watch.baseline.tps']:,.0f} TPS, TLS {s['watch.tps']:,.0f} TPS")
     assert s["watch.tls.share"] == 1.0 and re.match(r"8 TLS handshakes for 8 connections", s["watch.tls.basis"])
     assert f"{s['watch.tps']:,.0f} TPS against {s['watch.baseline.tps']:,.0f} TPS" in f["message"]
-    assert f"{s['watch.server.cpu.system_of_busy'] * 100:.0f}% of that system time" in f["message"]
+    # TLS on this shared machine costs 10-30 % of TPS, less than the run-to-run noise at times: the
+    # message then says so (severity info) instead of claiming a cost; it states both TPS either way
+    assert re.search(rf"{s['watch.server.cpu.system_of_busy'] * 100:.0f}% of (it|that) system time", f["message"])
     causes = [c["rule"] for r in rep["results"] if r["verdict"] == "tls-bound" for c in r["causes"]]
     assert "require-secure-transport-benchmark" in causes
 
@@ -273,3 +275,18 @@ def test_server_host_from_a_host_stream(mariadb, tmp_path):
     assert any(iv["server_host"] and iv["server_host"]["mysqld"] for iv in rep["run"]["intervals"])
     first = json.loads(stream.read_text().splitlines()[0])
     assert first["setup"]["format"] == "advisor.watch-host/1"
+
+
+def test_the_watch_only_reads(mariadb_factory):
+    db = mariadb_factory(general_log=True)
+    code, rep, err = watch_json(*conn(db), "--seconds", "3")
+    assert code == 0, err
+    entries = db.general_log_entries()
+    threads = {e.thread_id for e in entries if e.command == "Query" and "information_schema.PROCESSLIST" in e.argument}
+    assert len(threads) == 1, "one connection for the audit and the sampling"
+    statements = [e.argument for e in entries if e.thread_id in threads and e.command == "Query"]
+    sampling = [s for s in statements if s.startswith("SHOW GLOBAL STATUS WHERE") or "PROCESSLIST" in s]
+    assert len(sampling) == 2 * (len(rep["run"]["intervals"]) + 1)  # 2 per sample, one sample before the first interval
+    for sql in statements:
+        head = sql.lstrip().split(None, 1)[0].upper()
+        assert head in ("SELECT", "SHOW") or sql.upper().startswith(("SET NAMES", "SET AUTOCOMMIT")), sql
