@@ -8,7 +8,7 @@ import pytest
 from advisor.errors import RuleLoadError
 from advisor.rules.loader import load_rules
 from advisor.watch.docs import render_reference, render_verdict_doc
-from advisor.watch.summary import FACTS
+from advisor.watch.facts import FACTS
 from advisor.watch.verdicts import EVALUATOR_FACTS, WatchView, evaluate, load_verdicts, parse_verdict, run_example
 
 ROOT = Path(__file__).resolve().parents[2]

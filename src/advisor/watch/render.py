@@ -108,7 +108,7 @@ def _fmt(name: str, values: dict[str, Any]) -> str:
     v = values.get(name)
     if v is None:
         return "-"
-    from advisor.watch.summary import FACTS
+    from advisor.watch.facts import FACTS
 
     unit = FACTS[name].unit if name in FACTS else ""
     if unit == "fraction":
@@ -218,7 +218,7 @@ def cause_statuses(report: WatchReport, r: Any) -> str:
 
 
 def _ev(path: str, v: Any) -> str:
-    from advisor.watch.summary import FACTS
+    from advisor.watch.facts import FACTS
 
     if path in FACTS and FACTS[path].unit == "fraction" and isinstance(v, (int, float)) and not isinstance(v, bool):
         return FILTERS["pct"](v)

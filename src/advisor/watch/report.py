@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from advisor.watch.model import WatchRun
-from advisor.watch.summary import Series, compute
+from advisor.watch.facts import Series, compute
 from advisor.watch.verdicts import Verdict, VerdictResult, WatchView, evaluate
 
 REPORT_SCHEMA = "advisor.watch-report/1"

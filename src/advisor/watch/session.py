@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional, Protocol
 from advisor import __version__
 from advisor.collect.connection import ConnectionOptions, Endpoint
 from advisor.watch.counters import host_interval, server_interval
-from advisor.watch.model import (UNITS, AuditFinding, AuditInfo, CommandInfo, HostSetup, Interval, Missing, NicSetup,
+from advisor.watch.model import (UNITS, AuditFinding, AuditInfo, CommandInfo, Interval, Missing, NicSetup,
                                  SysbenchReport, Target, WatchRun, WatchSetup)
 from advisor.watch.sysbench_out import parse_report_line, parse_summary
 

@@ -8,7 +8,7 @@ examples that must fire and stay quiet) plus what only a verdict has:
   checks    a template saying what was checked, with the numbers, for "no bottleneck found"
   causes    audit rule ids that name a configuration cause; the ones the audit fired at the start
             of the watch are shown under the verdict with their message and fix
-Facts: `watch.*` (advisor.watch.summary; `watch.verdict.*` set by the evaluator between its two
+Facts: `watch.*` (advisor.watch.facts; `watch.verdict.*` set by the evaluator between its two
 passes) and every audit fact (`var.*`, `status.*`, `host.*`, ...) of the snapshot the watch
 audited at its start. The engine's condition evaluator and template renderer are reused as they
 are; this module adds the `watch.` namespace through its own fact view.
@@ -27,7 +27,7 @@ from advisor.rules.engine import Finding, Outcome, eval_condition
 from advisor.rules.facts import FILTERS, FactView, Unknown, render_template, template_paths, validate_path
 from advisor.rules.schema import ID_RE, Condition, ConditionError, Severity, Status, parse_condition
 from advisor.watch.model import AuditFinding
-from advisor.watch.summary import FACTS
+from advisor.watch.facts import FACTS
 
 Kind = Literal["no-load", "bottleneck", "none-found"]
 EVALUATOR_FACTS = {
