@@ -211,3 +211,12 @@ def test_cli_usage_errors(args, code, words):
 def test_cli_explain_a_verdict():
     p = run_cli("explain", "tls-bound")
     assert p.returncode == 0 and "# tls-bound:" in p.stdout and "## Configuration causes" in p.stdout
+
+
+def test_every_fact_is_computed_from_a_recorded_series():
+    base = run_of("point-select-plain.json")
+    seen: set[str] = set()
+    for name in NAMES:
+        values, _ = compute(Series(run_of(name), base, "plain.json"))
+        seen |= set(values)
+    assert seen == set(FACTS), sorted(set(FACTS) - seen)

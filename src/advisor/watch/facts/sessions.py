@@ -46,6 +46,17 @@ def lock_wait_share(s: Series) -> Any:
     return min(1.0, w / r) if r > 0 else 0.0  # nobody running, nobody waiting
 
 
+@fact("watch.lock.current_wait_share", "fraction", "Median share of the running sessions waiting for a row lock at the moment of each sample (Innodb_row_lock_current_waits / Threads_running).")
+def current_wait_share(s: Series) -> Any:
+    vals = []
+    for iv in s.loaded:
+        g = iv.server.gauges if iv.server is not None else {}
+        if "Innodb_row_lock_current_waits" in g and "Threads_running" in g:
+            r = g["Threads_running"]
+            vals.append(min(1.0, g["Innodb_row_lock_current_waits"] / r) if r > 0 else 0.0)
+    return _u(median(vals), "the server reports no Innodb_row_lock_current_waits")
+
+
 LOCK_STATE_WORDS = ("lock", "waiting for")
 
 
