@@ -29,9 +29,13 @@ def cpu_share(prev: Iterable[CpuTicks], cur: Iterable[CpuTicks]) -> Optional[Cpu
     total = sum(d.values())
     if total <= 0:
         return None
-    return CpuShare.model_construct(cpus=len(c), user=(d["user"] + d["nice"]) / total, system=d["system"] / total,
-                                    irq=(d["irq"] + d["softirq"]) / total, iowait=d["iowait"] / total,
-                                    steal=d["steal"] / total, idle=d["idle"] / total)
+    r = lambda x: round(x / total, 4)  # noqa: E731
+    return CpuShare.model_construct(cpus=len(c), user=r(d["user"] + d["nice"]), system=r(d["system"]),
+                                    irq=r(d["irq"] + d["softirq"]), iowait=r(d["iowait"]), steal=r(d["steal"]),
+                                    idle=r(d["idle"]))
+
+
+MAX_PER_CPU = 256  # CPUs whose own shares are kept per interval
 
 
 def process_cpu(prev: PidStat, cur: PidStat, seconds: float, clk_tck: int) -> Optional[ProcessCpu]:
@@ -41,9 +45,14 @@ def process_cpu(prev: PidStat, cur: PidStat, seconds: float, clk_tck: int) -> Op
     if du < 0 or ds < 0:
         return None
     return ProcessCpu.model_construct(
-        pid=cur.pid, name=cur.comm, cores=(du + ds) / clk_tck / seconds, user_cores=du / clk_tck / seconds,
-        system_cores=ds / clk_tck / seconds, minor_faults_per_s=max(0, cur.minflt - prev.minflt) / seconds,
-        major_faults_per_s=max(0, cur.majflt - prev.majflt) / seconds, threads=cur.num_threads, processes=1)
+        pid=cur.pid, name=cur.comm, cores=_r((du + ds) / clk_tck / seconds), user_cores=_r(du / clk_tck / seconds),
+        system_cores=_r(ds / clk_tck / seconds), minor_faults_per_s=_r(max(0, cur.minflt - prev.minflt) / seconds),
+        major_faults_per_s=_r(max(0, cur.majflt - prev.majflt) / seconds), threads=cur.num_threads, processes=1)
+
+
+def _r(x: Optional[float], digits: int = 4) -> Optional[float]:
+    """Values as the series keeps them: 4 decimals (a share of 0.0001, a rate of 0.0001/s)."""
+    return None if x is None else round(x, digits)
 
 
 def tree_cpu(prev: list[PidStat], cur: list[PidStat], seconds: float, clk_tck: int) -> Optional[ProcessCpu]:
@@ -68,8 +77,9 @@ def tree_cpu(prev: list[PidStat], cur: list[PidStat], seconds: float, clk_tck: i
         user += max(0, root.cutime - root_prev.cutime)
         system += max(0, root.cstime - root_prev.cstime)
     return ProcessCpu.model_construct(
-        pid=root.pid, name=root.comm, cores=(user + system) / clk_tck / seconds, user_cores=user / clk_tck / seconds,
-        system_cores=system / clk_tck / seconds, minor_faults_per_s=minflt / seconds, major_faults_per_s=majflt / seconds,
+        pid=root.pid, name=root.comm, cores=_r((user + system) / clk_tck / seconds),
+        user_cores=_r(user / clk_tck / seconds), system_cores=_r(system / clk_tck / seconds),
+        minor_faults_per_s=_r(minflt / seconds), major_faults_per_s=_r(majflt / seconds),
         threads=sum(s.num_threads for s in cur), processes=len(cur))
 
 
@@ -85,13 +95,14 @@ def disk_rate(a: DiskCounters, b: DiskCounters, seconds: float) -> Optional[Disk
         flushes = n / seconds
         flush_ms = (b.flush_ms - a.flush_ms) / n if n and b.flush_ms is not None and a.flush_ms is not None else None
     return DiskRate.model_construct(
-        device=b.name, reads_per_s=dr / seconds, writes_per_s=dw / seconds,
-        read_mbytes_per_s=(b.read_sectors - a.read_sectors) * SECTOR_BYTES / MB / seconds,
-        write_mbytes_per_s=(b.write_sectors - a.write_sectors) * SECTOR_BYTES / MB / seconds,
-        read_await_ms=(b.read_ms - a.read_ms) / dr if dr else None,
-        write_await_ms=(b.write_ms - a.write_ms) / dw if dw else None,
-        utilisation=min(1.0, (b.io_ms - a.io_ms) / (seconds * 1000)),
-        queue_depth=max(0, b.weighted_ms - a.weighted_ms) / (seconds * 1000), flushes_per_s=flushes, flush_ms=flush_ms)
+        device=b.name, reads_per_s=_r(dr / seconds), writes_per_s=_r(dw / seconds),
+        read_mbytes_per_s=_r((b.read_sectors - a.read_sectors) * SECTOR_BYTES / MB / seconds),
+        write_mbytes_per_s=_r((b.write_sectors - a.write_sectors) * SECTOR_BYTES / MB / seconds),
+        read_await_ms=_r((b.read_ms - a.read_ms) / dr) if dr else None,
+        write_await_ms=_r((b.write_ms - a.write_ms) / dw) if dw else None,
+        utilisation=_r(min(1.0, (b.io_ms - a.io_ms) / (seconds * 1000))),
+        queue_depth=_r(max(0, b.weighted_ms - a.weighted_ms) / (seconds * 1000)), flushes_per_s=_r(flushes),
+        flush_ms=_r(flush_ms))
 
 
 ETHERNET_OVERHEAD_BYTES = 24  # preamble 7 + start delimiter 1 + frame check sequence 4 + inter-frame gap 12
@@ -115,10 +126,11 @@ def nic_rate(a: NetCounters, b: NetCounters, seconds: float, rx_ceiling: Optiona
     rxb, txb = (b.rx_bytes - a.rx_bytes) / seconds, (b.tx_bytes - a.tx_bytes) / seconds
     rxp, txp = max(0, b.rx_packets - a.rx_packets) / seconds, max(0, b.tx_packets - a.tx_packets) / seconds
     return NicRate.model_construct(
-        interface=b.name, rx_mbytes_per_s=rxb / MB, tx_mbytes_per_s=txb / MB, rx_packets_per_s=rxp, tx_packets_per_s=txp,
-        rx_drops_per_s=max(0, b.rx_drops - a.rx_drops) / seconds, tx_drops_per_s=max(0, b.tx_drops - a.tx_drops) / seconds,
-        rx_utilisation=wire_utilisation(rxb, rxp, rx_ceiling, rx_shaped),
-        tx_utilisation=wire_utilisation(txb, txp, tx_ceiling, tx_shaped))
+        interface=b.name, rx_mbytes_per_s=_r(rxb / MB, 6), tx_mbytes_per_s=_r(txb / MB, 6), rx_packets_per_s=_r(rxp),
+        tx_packets_per_s=_r(txp), rx_drops_per_s=_r(max(0, b.rx_drops - a.rx_drops) / seconds),
+        tx_drops_per_s=_r(max(0, b.tx_drops - a.tx_drops) / seconds),
+        rx_utilisation=_r(wire_utilisation(rxb, rxp, rx_ceiling, rx_shaped)),
+        tx_utilisation=_r(wire_utilisation(txb, txp, tx_ceiling, tx_shaped)))
 
 
 # ---------------------------------------------------------------------- a host interval
@@ -135,12 +147,12 @@ def host_interval(prev: dict[str, Any], cur: dict[str, Any], setup: HostSetup) -
     all_cpus = cpu_share([ps.total], [cs.total])
     if all_cpus is None:
         return None
-    per_cpu = {str(n): s for n in sorted(cs.cpus) if n in ps.cpus
-               for s in [cpu_share([ps.cpus[n]], [cs.cpus[n]])] if s is not None}
     allowed = [n for n in setup.allowed_cpus if n in ps.cpus and n in cs.cpus]
+    per_cpu = {str(n): [s.user, s.system, s.irq, s.iowait, s.steal, s.idle] for n in (allowed or sorted(cs.cpus))[:MAX_PER_CPU]
+               if n in ps.cpus for s in [cpu_share([ps.cpus[n]], [cs.cpus[n]])] if s is not None}
     cpu = (cpu_share([ps.cpus[n] for n in allowed], [cs.cpus[n] for n in allowed]) if allowed else None) or all_cpus
     h = HostInterval.model_construct(cpu=cpu, all_cpus=all_cpus, per_cpu=per_cpu, procs_running=cs.procs_running,
-                                     context_switches_per_s=(cs.ctxt - ps.ctxt) / seconds
+                                     context_switches_per_s=_r((cs.ctxt - ps.ctxt) / seconds)
                                      if cs.ctxt is not None and ps.ctxt is not None and cs.ctxt >= ps.ctxt else None,
                                      mysqld=None, command=None, disks=[], nics=[], lag_s=0.0)
     if setup.mysqld_pid:
@@ -236,7 +248,7 @@ def server_interval(prev: dict[str, Any], cur: dict[str, Any], seconds: float,
             d = b - a - OWN_PER_INTERVAL.get(name, 0)
             if name.startswith("Com_") and d <= 0:
                 continue
-            rates[name] = max(0.0, d) / seconds
+            rates[name] = round(max(0.0, d) / seconds, 4)
     gauges: dict[str, float] = {}
     for name in GAUGES:
         v = _num(cur.get(name))

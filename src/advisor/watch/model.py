@@ -27,6 +27,9 @@ class Missing(_M):
 
 # ---------------------------------------------------------------------- per interval
 
+PER_CPU_FIELDS = ("user", "system", "irq", "iowait", "steal", "idle")
+
+
 class CpuShare(_M):
     """Where the CPUs' time went over one interval, as fractions of the time of `cpus` CPUs."""
 
@@ -86,7 +89,7 @@ class NicRate(_M):
 class HostInterval(_M):
     cpu: CpuShare = Field(description="over the CPUs that count: the server's allowed CPUs on its host, all CPUs on the client's")
     all_cpus: CpuShare
-    per_cpu: dict[str, CpuShare] = Field(default_factory=dict)
+    per_cpu: dict[str, list[float]] = Field(default_factory=dict, description="CPU number -> " + ", ".join(PER_CPU_FIELDS))
     context_switches_per_s: Optional[float] = None
     procs_running: Optional[int] = None
     mysqld: Optional[ProcessCpu] = None
@@ -265,7 +268,8 @@ UNITS: dict[str, str] = {
     "*_s, seconds": "seconds",
     "*_mbps": "Mb/s (10^6 bits per second)",
     "cores, user_cores, system_cores": "CPU-seconds per second (1.0 = one CPU fully used)",
-    "cpu.*, all_cpus.*, per_cpu.*": "fraction (0-1) of the time of `cpus` CPUs",
+    "cpu.*, all_cpus.*": "fraction (0-1) of the time of `cpus` CPUs",
+    "per_cpu.N": "[user, system, irq, iowait, steal, idle] of CPU N, fractions (0-1)",
     "utilisation, rx_utilisation, tx_utilisation": "fraction (0-1)",
     "server.rates.*": "status counter per second (Innodb_row_lock_time: ms per second)",
     "server.gauges.*": "status value at the end of the interval",

@@ -24,6 +24,7 @@ Q_STATUS = Q_STATUS_ALL + " WHERE Variable_name IN (" + ", ".join(f"'{n}'" for n
 Q_STATES = ("SELECT COMMAND, STATE, COUNT(*) FROM information_schema.PROCESSLIST "
             "WHERE ID <> CONNECTION_ID() GROUP BY COMMAND, STATE")
 STATEMENTS = (Q_STATUS, Q_STATES)
+RECONNECT_S = 2.0
 
 
 class ServerSampler:
@@ -37,8 +38,10 @@ class ServerSampler:
 
     def _query(self, sql: str) -> list[tuple[Any, ...]]:
         assert sql.lstrip().upper().startswith(("SELECT", "SHOW")), sql
-        if self.conn is None:
-            self.conn = connect(self.ep)
+        if self.conn is None:  # reconnecting: do not stall the sampling for a full connect timeout
+            import dataclasses
+
+            self.conn = connect(dataclasses.replace(self.ep, connect_timeout=min(self.ep.connect_timeout, RECONNECT_S)))
         self.statements += 1
         with self.conn.cursor() as cur:
             cur.execute(sql)

@@ -27,6 +27,7 @@ from advisor.watch.sysbench_out import parse_report_line, parse_summary
 SLICE_S = 0.1
 MIN_FINAL_S = 0.2  # a last interval shorter than this is noise, not a measurement
 OUTPUT_TAIL = 400  # lines of the command's output kept for its final summary
+STALE_INTERVALS, STALE_MIN_S = 3, 5.0  # a host sample older than this (a stream that stopped) is not used
 
 
 class Live(Protocol):
@@ -247,6 +248,10 @@ class Session:
             new = cur.get(key)
             if hs is None:
                 continue
+            age = cur["wall"] - new.get("wall", cur["wall"]) if new is not None else 0.0
+            if new is not None and age > max(STALE_INTERVALS * run.setup.interval_s, STALE_MIN_S):
+                iv.notes.append(f"the {key.replace('_', ' ')}'s newest sample is {age:.0f} s old ({hs.origin}); not used")
+                new = None
             if new is None:
                 iv.notes.append(f"no new sample from the {key.replace('_', ' ')} ({hs.origin})")
                 continue

@@ -58,7 +58,7 @@ def server_steal(s: Series) -> Any:
 @fact("watch.server.cpu.hottest", "fraction", "Median busy share of the busiest single CPU mysqld may use.")
 def server_hottest(s: Series) -> Any:
     allowed = set(str(c) for c in (s.setup.server_host.allowed_cpus if s.setup.server_host else []))
-    vals = [max((c.busy for n, c in h.per_cpu.items() if not allowed or n in allowed), default=None)
+    vals = [max((c[0] + c[1] + c[2] for n, c in h.per_cpu.items() if not allowed or n in allowed), default=None)
             for h in s.server_hosts()]
     return _u(median(vals), s.why_server())
 
