@@ -59,3 +59,9 @@ def baseline_ratio(s: Series) -> Any:
     if isinstance(b, Unknown):
         return b
     return a / b if b else Unknown("the baseline's TPS is 0")
+
+
+@fact("watch.baseline.tps_change", "fraction", "watch.tps against the baseline's, as a change (-0.25 = 25 % fewer).")
+def baseline_change(s: Series) -> Any:
+    r = baseline_ratio(s)
+    return r if isinstance(r, Unknown) else r - 1.0
