@@ -71,6 +71,13 @@ def run(quick: bool) -> dict:
         with NetNS(rate=rate) as ns, MariaDB(netns=ns) as db:
             prepare(db, "oltp_point_select", 10000)
             rows.append(row(f"point_select 16 thr, veth {rate or 'unshaped'}", watch(advisor, db, sb(db, "oltp_point_select", 10000, *ps))))
+    for rate in (None, "100mbit"):
+        log(f"bench: read_only with 1000-row ranges over a veth pair, {rate or 'unshaped'} ...")
+        with NetNS(rate=rate) as ns, MariaDB(netns=ns) as db:
+            prepare(db, "oltp_read_only", 10000)
+            wide = sb(db, "oltp_read_only", 10000, "--range-size=1000", "--skip-trx=on", "--threads=8",
+                      f"--time={seconds}", "--report-interval=1", "run")
+            rows.append(row(f"read_only 1000-row ranges 8 thr, veth {rate or 'unshaped'}", watch(advisor, db, wide)))
     with tempfile.TemporaryDirectory() as tmp:
         certs = make_certs(Path(tmp) / "tls")
         log("bench: point_select over loopback, TLS disabled then required ...")

@@ -94,6 +94,25 @@ def test_point_select_over_a_shaped_link_is_network_bound(mariadb_factory):
         assert len(rep["run"]["intervals"]) >= 6
 
 
+@pytest.mark.requires_root
+def test_wide_ranges_fill_a_100mbit_link(mariadb_factory):
+    """The rate the issue names, with a workload that fills it on 2 CPUs: oltp_read_only with
+    1000-row ranges moves ~390 KB per transaction (four range queries of 1000 rows), so 100 Mbit/s
+    is full at ~32 TPS; this machine makes ~170 unshaped while other tests run."""
+    with NetNS(rate="100mbit") as ns:
+        db = mariadb_factory(netns=ns)
+        prepare(db, "oltp_read_only", 10000)
+        code, rep, err = watch_json(*conn(db), "--", *sb(db, "oltp_read_only", 10000), "--range-size=1000",
+                                    "--skip-trx=on", "--threads=8", "--time=8", "--report-interval=1", "run")
+        assert code == 0, err
+        assert rep["verdict"]["primary"] == "network-bound", rep["verdict"]
+        f, s = finding(rep, "network-bound"), rep["summary"]
+        print("\n" + f["message"])
+        assert s["watch.net.interface"] == ns.ns_if and s["watch.net.ceiling_mbps"] == 100
+        assert ns.ns_if in f["message"] and "100 Mb/s" in f["message"]
+        assert f"{s['watch.net.mbytes_per_s']:.1f} MB/s" in f["message"] and 10 <= s["watch.net.mbytes_per_s"] <= 12.6
+
+
 def test_tls_required_against_tls_disabled(mariadb_factory, tmp_path):
     certs = make_certs(tmp_path / "tls")
     db = mariadb_factory(tls=certs)
