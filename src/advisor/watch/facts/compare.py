@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from advisor.rules.facts import Unknown
 from advisor.watch.facts.base import Series, _u, fact
-from advisor.watch.facts.cpu import server_system_of_busy
+from advisor.watch.facts.cpu import mysqld_us_per_query, server_system_of_busy
 from advisor.watch.facts.load import tps
 from advisor.watch.facts.sessions import tls_share
 
@@ -65,3 +65,18 @@ def baseline_ratio(s: Series) -> Any:
 def baseline_change(s: Series) -> Any:
     r = baseline_ratio(s)
     return r if isinstance(r, Unknown) else r - 1.0
+
+
+@fact("watch.baseline.mysqld_cpu_us_per_query", "µs", "watch.server.mysqld.cpu_us_per_query of the baseline.")
+def baseline_us_per_query(s: Series) -> Any:
+    return _base(s, mysqld_us_per_query)
+
+
+@fact("watch.baseline.mysqld_cpu_change", "fraction", "mysqld's CPU per query against the baseline's, as a change (+0.28 = 28 % more); unlike TPS it does not move with what else runs on the host.")
+def baseline_cpu_change(s: Series) -> Any:
+    a, b = mysqld_us_per_query(s), baseline_us_per_query(s)
+    if isinstance(a, Unknown):
+        return a
+    if isinstance(b, Unknown):
+        return b
+    return a / b - 1.0 if b else Unknown("the baseline's mysqld used no CPU")

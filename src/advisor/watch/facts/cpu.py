@@ -105,6 +105,27 @@ def mysqld_faults(s: Series) -> Any:
     return _u(median(vals), "mysqld's page faults or the server's query counters were not sampled")
 
 
+def _per_query(s: Series, attr: str) -> Any:
+    vals = []
+    for iv in s.loaded:
+        h = iv.server_host if attr == "mysqld" or s.setup.same_host else iv.client_host
+        p = getattr(h, attr) if h is not None else None
+        q = iv.server.rates.get("Questions") if iv.server is not None else None
+        if p is not None and q:
+            vals.append(p.cores / q * 1e6)
+    return _u(median(vals), f"{'mysqld' if attr == 'mysqld' else 'the command'}'s CPU or the server's query counter was not sampled")
+
+
+@fact("watch.server.mysqld.cpu_us_per_query", "µs", "mysqld's CPU time per query, in microseconds (cores / queries per second).")
+def mysqld_us_per_query(s: Series) -> Any:
+    return _per_query(s, "mysqld")
+
+
+@fact("watch.client.command.cpu_us_per_query", "µs", "The benchmark command's CPU time per server query, in microseconds.")
+def command_us_per_query(s: Series) -> Any:
+    return _per_query(s, "command")
+
+
 @fact("watch.server.mysqld.faults_per_s", "per second", "mysqld's minor page faults per second.")
 def mysqld_faults_s(s: Series) -> Any:
     return _u(median([p.minor_faults_per_s for p in _mysqld(s)]), "mysqld was not sampled")
