@@ -117,6 +117,8 @@ def _fmt(name: str, values: dict[str, Any]) -> str:
         return FILTERS["mbytes"](v)
     if unit == "ms":
         return FILTERS["ms"](v)
+    if unit == "µs":
+        return f"{v:,.1f} µs"
     if isinstance(v, float):
         return format_number(round(v, 2))
     return str(v)
@@ -126,7 +128,8 @@ SUMMARY_ROWS = (
     ("TPS", "watch.tps"), ("queries/s", "watch.load.qps"), ("latency (sysbench pct)", "watch.sysbench.latency_ms"),
     ("server CPU busy", "watch.server.cpu.busy"), ("  user", "watch.server.cpu.user"),
     ("  system", "watch.server.cpu.system"), ("  iowait", "watch.server.cpu.iowait"),
-    ("mysqld CPUs", "watch.server.mysqld.cores"), ("client command CPUs", "watch.client.command.cores"),
+    ("mysqld CPUs", "watch.server.mysqld.cores"), ("mysqld CPU µs per query", "watch.server.mysqld.cpu_us_per_query"),
+    ("client command CPUs", "watch.client.command.cores"),
     ("client host CPU busy", "watch.client.cpu.busy"), ("network", "watch.net.mbytes_per_s"),
     ("  of line rate", "watch.net.utilisation"), ("datadir device busy", "watch.disk.utilisation"),
     ("buffer pool miss rate", "watch.bp.miss_rate"), ("TLS share of connections", "watch.tls.share"),
