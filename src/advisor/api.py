@@ -24,22 +24,24 @@ def now_iso() -> str:
 
 def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Optional[Endpoint] = None, *,
             machine: bool = True, sysroot: Optional[str] = None, ssh: Optional[str] = None,
-            ssh_options: Iterable[str] = (), host_facts: Optional[str] = None) -> Snapshot:
+            ssh_options: Iterable[str] = (), host_facts: Optional[str] = None, conn: object = None) -> Snapshot:
     """Connect, read the server (read-only) and return a snapshot. With `machine` (the default) the
     snapshot also gets the client's network path and, when they can be had, the server host's
-    facts (see collect_machine)."""
+    facts (see collect_machine). `conn`: an open connection to read through (left open)."""
     from advisor.collect.mysql import read_server
     from advisor.collect.parse import parse_server, parse_target
 
     if sample_seconds < 0:
         raise UsageError("--sample-seconds must be 0 or more.", None)
     ep = endpoint or resolve(opts)
-    conn = connect(ep)
+    own = conn is None
+    conn = connect(ep) if own else conn
     try:
         raw = read_server(conn, ep, sample_seconds=sample_seconds)
     finally:
         try:
-            conn.close()
+            if own:
+                conn.close()  # type: ignore[attr-defined]
         except Exception:  # the server may already be gone; nothing to clean up then
             pass
     target = parse_target(raw, ep.host, ep.port, ep.socket)

@@ -60,6 +60,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "fleet": ("advisor.commands.fleet", "fleet"),
     "checklist": ("advisor.commands.checklist", "checklist"),
     "schema": ("advisor.commands.schema", "schema"),
+    "watch": ("advisor.commands.watch", "watch"),
 }
 GROUPS: dict[str, tuple[str, str]] = {
     "rules": ("advisor.commands.rules_cmd", "rules_app"),

@@ -54,7 +54,7 @@ def explain(
     rule_id: Annotated[str, typer.Argument(help="Rule id (see `advisor rules list`).")],
     rules: RulesDirs = None,
 ) -> None:
-    """Explain a rule: what it checks, why it matters, an example, the fix, where it applies, references."""
+    """Explain a rule or a watch verdict: what it checks, why it matters, an example, the fix, references."""
     from advisor.rules.docs import render_rule_doc
     from advisor.rules.loader import load_rules
     from advisor.errors import UsageError
@@ -64,8 +64,17 @@ def explain(
         if rule_id == r.id or rule_id in r.spec.aliases:
             write_output(render_rule_doc(r), None)
             return
+    from advisor.watch.verdicts import load_verdicts
+
+    verdicts = load_verdicts()
+    for v in verdicts:
+        if rule_id == v.id:
+            from advisor.watch.docs import render_verdict_doc
+
+            write_output(render_verdict_doc(v), None)
+            return
     import difflib
 
-    close = difflib.get_close_matches(rule_id, [r.id for r in loaded], n=3)
+    close = difflib.get_close_matches(rule_id, [r.id for r in loaded] + [v.id for v in verdicts], n=3)
     raise UsageError(f"no rule with id {rule_id!r}.",
                      (f"did you mean {', '.join(close)}? " if close else "") + "`advisor rules list` shows every id.")

@@ -20,6 +20,8 @@ import advisor.rules.derived  # noqa: F401  (derived facts must be registered be
 PathLike = Union[str, Path, Any]  # Any: importlib.resources Traversable
 
 EXAMPLE_ROOTS = ("var", "status", "server", "host", "client", "calibration")
+# Catalogue directories that hold other kinds of entries than audit rules (advisor.watch.verdicts).
+NOT_RULES = ("rules/watch/",)
 
 
 def _fmt_loc(loc: Iterable[Any]) -> str:
@@ -156,7 +158,8 @@ def load_rules(extra_dirs: Iterable[PathLike] = (), builtin: bool = True) -> lis
             raise RuleLoadError(f"rule directory {p} does not exist or is not a directory.",
                                 "pass --rules with a directory of .toml rule files.")
         roots.append((str(p), p))
-    files = [(source, f) for label, root in roots for source, f in _iter_toml(root, label)]
+    files = [(source, f) for label, root in roots for source, f in _iter_toml(root, label)
+             if not source.startswith(NOT_RULES)]
     here = Path(__file__).resolve().parent
     from advisor.cache import cached, code_files
 
