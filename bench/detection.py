@@ -542,6 +542,8 @@ CANON = [
           prepare=sql("SET GLOBAL sql_select_limit = 1000"), peer_pattern=r"sql_select_limit"),
     Canon("join-size", "max_join_size 1,000,000 globally", ("max-join-size-refuses-queries",), "warning", {},
           prepare=sql("SET GLOBAL max_join_size = 1000000"), peer_pattern=r"max_join_size"),
+    Canon("strict-mode-off", "innodb_strict_mode off", ("innodb-strict-mode-off",), "info",
+          {"innodb-strict-mode": "OFF"}, peer_pattern=r"innodb_strict_mode|strict mode"),
     Canon("auto-inc-step", "auto-increment stepped by 2", ("auto-increment-stepped",), "info",
           {"auto-increment-increment": "2"}, peer_pattern=r"auto_increment"),
     Canon("init-connect", "init_connect runs on every connect", ("init-connect-set",), "info",
