@@ -513,7 +513,9 @@ CANON = [
           prepare=repeat(SEQ_TABLE, "SELECT id FROM canon.t ORDER BY c DESC, id", 10)),  # no LIMIT: no priority queue
     Canon("tmp-disk", "temporary tables going to disk", ("tmp-tables-spill-to-disk",), "info",
           {"tmp-table-size": "16K", "max-heap-table-size": "16K"}, peer_pattern=r"temporary tables created on disk|tmp_table",
-          prepare=repeat(SEQ_TABLE, "SELECT v, COUNT(*) FROM canon.t GROUP BY v ORDER BY NULL", 1100)),
+          prepare=repeat(("CREATE DATABASE canon", "CREATE TABLE canon.s (c CHAR(100)) ENGINE=InnoDB",
+                          "INSERT INTO canon.s SELECT CONCAT('v', seq) FROM canon.seq_1_to_300"),
+                         "SELECT c, COUNT(*) FROM canon.s GROUP BY c ORDER BY NULL", 1100)),  # ~30 KB each: over 16K
     # threads and limits
     Canon("thread-cache-0", "thread cache off", ("thread-cache-disabled",), "warning", {"thread-cache-size": "0"},
           purpose="benchmark", peer_pattern=r"thread.cache"),
