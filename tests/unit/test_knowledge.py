@@ -225,6 +225,8 @@ def _mariadb_1011() -> dict[str, dict[str, str]]:
 MARIADB_AUTOSIZED = {
     # computed at startup; the catalogue records the value a default server prints or a formula
     "thread_pool_size", "open_files_limit", "innodb_open_files", "back_log", "table_open_cache_instances",
+    # started with --skip-networking (see the fixture's PROVENANCE.md)
+    "skip_networking",
 }
 
 
@@ -273,7 +275,10 @@ CONFIGURED = {
     "mariadb-11.4": {"character_set_server", "skip_name_resolve"},
     "percona-8.0": {"binlog_format", "general_log", "innodb_buffer_pool_chunk_size", "innodb_buffer_pool_size",
                     "innodb_lock_wait_timeout", "innodb_log_file_size", "key_buffer_size", "long_query_time",
-                    "slow_query_log"},
+                    "slow_query_log",
+                    # the sandbox's own configuration, not Percona Server 8.0.32 defaults
+                    # (caching_sha2_password, ibdata1:12M:autoextend and local_infile OFF there)
+                    "default_authentication_plugin", "innodb_data_file_path", "local_infile"},
 }
 
 
