@@ -16,7 +16,7 @@ import pytest
 from tests.support.cli import run_cli, run_json
 from tests.support.netns import NetNS
 
-pytestmark = [pytest.mark.requires_mariadbd, pytest.mark.requires_root]
+pytestmark = [pytest.mark.requires_mariadbd, pytest.mark.requires_root, pytest.mark.requires_tool("ip", "tc")]
 
 SHAPED_TARGET = 11.8  # MB/s: 100 Mb/s x 1e6/8 x 1460/1538 = 11.87, with TCP timestamps 11.77
 TOLERANCE = 0.15

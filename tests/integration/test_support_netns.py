@@ -16,7 +16,7 @@ import pytest
 
 from tests.support.netns import NetNS, NetNSError, rate_bits, tbf_burst
 
-pytestmark = pytest.mark.requires_mariadbd
+pytestmark = [pytest.mark.requires_mariadbd, pytest.mark.requires_tool("ip", "tc")]
 
 MB = 1_000_000
 # 100mbit is 12.5 MB/s on the wire; TCP over Ethernet frames carries 1448 of every 1514 bytes,

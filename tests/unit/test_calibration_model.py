@@ -15,7 +15,7 @@ from advisor.render.calibration import render_json, render_text, to_dict
 from advisor.rules.facts import FactView, Unknown
 from advisor.snapshot import (Calibration, ClientFacts, Distribution, FlushProbe, OnOff, Route, SortProbe, StreamProbe,
                               Target, TlsProbe, WriteProbe, Snapshot, load_snapshot)
-from tests.support.cli import assert_one_paragraph_error, run_cli
+from tests.support.cli import assert_one_paragraph_error, invoke
 
 
 def _snapshot(route: Route | None = None, **cal_kw) -> Snapshot:
@@ -188,18 +188,18 @@ def test_progress_only_on_a_terminal():
      "--no-calibrate skips calibration"),
 ])
 def test_cli_usage_errors_exit_2(args, words):
-    p = run_cli(*args)
+    p = invoke(*args)
     assert p.returncode == 2, p.stderr
     assert_one_paragraph_error(p.stderr)
     assert words in p.stderr
 
 
 def test_calibrate_help_lists_the_options():
-    p = run_cli("calibrate", "--help")
+    p = invoke("calibrate", "--help")
     assert p.returncode == 0
     for opt in ("--calibrate-seconds", "--write-probe", "--format", "--save-snapshot", "--ssl-mode"):
         assert opt in p.stdout
-    p = run_cli("audit", "--help")
+    p = invoke("audit", "--help")
     for opt in ("--calibrate", "--no-calibrate", "--calibrate-seconds", "--write-probe"):
         assert opt in p.stdout
 

@@ -16,3 +16,16 @@ def test_all_packages_are_listed():
     src = ROOT / "src"
     found = {".".join(p.parent.relative_to(src).parts) for p in src.rglob("__init__.py")}
     assert found <= listed, f"add to [tool.setuptools] packages: {sorted(found - listed)}"
+
+
+def test_readme_and_ci_name_every_system_package_the_tests_use():
+    """tests/support/tools.py lists the tools the tests run; the README's prerequisites name each
+    package and .ci/run installs it (a missing one fails under CI=true)."""
+    from tests.support.tools import TOOLS
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    prereq = readme.split("## Run the tests", 1)[1].split("\n## ", 1)[0]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    for tool, package in sorted(TOOLS.items()):
+        assert f"`{package}`" in prereq, f"README 'Run the tests' does not name {package} (for {tool})"
+        assert f"need_apt+=({package})" in ci, f".ci/run does not install {package} (for {tool})"
