@@ -84,7 +84,14 @@ def main() -> int:
             server.close()
     on_time = sum(1 for wall, _, _ in results if wall <= a.budget + 1.0)
     same = sum(1 for _, _, v in results if v == results[0][2])
+    ratios = [cal["duration_s"] / a.budget for _, cal, _ in results]
+    hs = [(cal.get("tls") or {}).get("handshake_ms") or {} for _, cal, _ in results]
+    hs_ratio = [h["on"] / h["off"] for h in hs if h.get("on") and h.get("off")]
     print(f"within budget + 1 s: {on_time} of {a.runs}; same verdicts as run 1: {same} of {a.runs}")
+    print(f"calibration duration ÷ budget: {min(ratios):.3f}–{max(ratios):.3f} (the tests check only that every probe "
+          "measured or said why; this is where keeping the budget is measured)")
+    if hs_ratio:
+        print(f"TLS handshake ÷ plain handshake: {min(hs_ratio):.2f}–{max(hs_ratio):.2f}")
     return 0 if on_time == a.runs and same == a.runs else 1
 
 
