@@ -172,7 +172,7 @@ def test_unshaped_veth_stream_is_measured_against_the_veth_link(mariadb_factory)
     streams faster than through the 100 Mb/s shaper is a speed comparison: bench/shaping.py.)"""
     with NetNS() as ns:
         db = mariadb_factory(netns=ns)
-        code, cal, err = run_json("calibrate", *conn_args(db), "--format", "json", "--calibrate-seconds", "3",
+        code, cal, err = run_json("calibrate", *conn_args(db), "--format", "json", "--calibrate-seconds", "4",
                                   "--probe", "stream", timeout=60)
         assert code == 0, err
         s = cal["stream"]
@@ -187,6 +187,6 @@ def test_unshaped_veth_stream_is_measured_against_the_veth_link(mariadb_factory)
 
 def test_loopback_is_no_network(mariadb):
     p = run_cli("calibrate", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "root", "--no-defaults",
-                "--calibrate-seconds", "2", "--probe", "stream")
+                "--calibrate-seconds", "3", "--probe", "stream")
     assert p.returncode == 0, p.stderr
     assert "no_network" in p.stdout and "over loopback" in p.stdout

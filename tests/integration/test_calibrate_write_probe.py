@@ -56,7 +56,7 @@ def args(db) -> list[str]:
 def test_completed_write_probe_drops_its_schema(shop):
     before = user_checksums(shop)
     assert f"{DUMMY_DB}.t" in before and "shop.orders" in before and "shop.audit_log" in before
-    code, cal, err = run_json("calibrate", *args(shop), "--write-probe", "--probe", "commit", "--calibrate-seconds", "2",
+    code, cal, err = run_json("calibrate", *args(shop), "--write-probe", "--probe", "commit", "--calibrate-seconds", "3",
                               "--format", "json", timeout=60)
     assert code == 0, err
     c = cal["commit_ms"]

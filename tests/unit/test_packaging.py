@@ -29,3 +29,19 @@ def test_readme_and_ci_name_every_system_package_the_tests_use():
     for tool, package in sorted(TOOLS.items()):
         assert f"`{package}`" in prereq, f"README 'Run the tests' does not name {package} (for {tool})"
         assert f"need_apt+=({package})" in ci, f".ci/run does not install {package} (for {tool})"
+
+
+def test_a_missing_tool_skips_naming_its_package_and_fails_under_ci(monkeypatch):
+    import pytest
+
+    from tests.support.tools import require_tool
+
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        require_tool("advisor-test-no-such-tool", package="advisor-test-package")
+    assert str(skipped.value).endswith(": apt-get install advisor-test-package") and "\n" not in str(skipped.value)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception) as failed:
+        require_tool("advisor-test-no-such-tool", package="advisor-test-package")
+    assert "apt-get install advisor-test-package" in str(failed.value) and "CI=true" in str(failed.value)
+    assert require_tool("sh", package="dash").endswith("/sh")
