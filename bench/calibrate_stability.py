@@ -44,8 +44,10 @@ def figures(cal: dict) -> str:
         h = t.get("handshake_ms") or {}
         parts.append(f"tls: small query x{ratio}, stream ratio {t.get('throughput_ratio')}, "
                      f"handshake {h.get('on')} / {h.get('off')} ms")
-    parts.append(f"sort ratio {sp.get('ratio')}")
-    parts.append(f"fsync p50 {f.get('p50')} ms")
+    parts.append(f"sort ratio {sp.get('ratio')} ({sp.get('samples')} pairs of {sp.get('rows')} rows)")
+    parts.append(f"fsync p50 {f.get('p50')} ms ({f.get('samples')} flushes)")
+    parts.append(f"samples: rtt {r.get('samples')}, TLS handshakes {t.get('samples')} / queries {t.get('query_samples')} "
+                 f"/ stream queries {t.get('stream_samples')}")
     return "; ".join(parts)
 
 
