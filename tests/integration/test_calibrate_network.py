@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import run_cli, run_json
+from tests.support.calibrate import calibrate_only
+from tests.support.cli import run_json
 from tests.support.netns import NetNS, tbf_burst
 
 pytestmark = [pytest.mark.requires_mariadbd, pytest.mark.requires_root, pytest.mark.requires_tool("ip", "tc")]
@@ -84,9 +85,8 @@ def test_shaped_100mbit_stream_and_network_findings(mariadb_factory, tmp_path):
         db = mariadb_factory(netns=ns)
         saved = tmp_path / "shaped.json"
         held = ns.shaper_stats(inside=True)["overlimits"]
-        code, cal, err = run_json("calibrate", *conn_args(db), "--format", "json", "--save-snapshot", str(saved),
-                                  "--calibrate-seconds", "4", "--probe", "rtt", "--probe", "stream", timeout=60)
-        assert code == 0, err
+        cal, snap_model = calibrate_only(db.host, db.port, "rtt", "stream", budget=3.0)
+        saved.write_text(snap_model.to_json())  # as `advisor calibrate --save-snapshot` writes it
         held = ns.shaper_stats(inside=True)["overlimits"] - held
         stream = cal["stream"]
         mb = stream["mbytes_per_s"]
@@ -172,9 +172,7 @@ def test_unshaped_veth_stream_is_measured_against_the_veth_link(mariadb_factory)
     streams faster than through the 100 Mb/s shaper is a speed comparison: bench/shaping.py.)"""
     with NetNS() as ns:
         db = mariadb_factory(netns=ns)
-        code, cal, err = run_json("calibrate", *conn_args(db), "--format", "json", "--calibrate-seconds", "4",
-                                  "--probe", "stream", timeout=60)
-        assert code == 0, err
+        cal = calibrate_only(db.host, db.port, "stream", budget=3.0)[0]
         s = cal["stream"]
         print(f"\nunshaped veth: stream {s['mbytes_per_s']} MB/s, client CPU {s['client_cpu_fraction']}, "
               f"server generates {s['server_mbytes_per_s']} MB/s")
@@ -186,7 +184,7 @@ def test_unshaped_veth_stream_is_measured_against_the_veth_link(mariadb_factory)
 
 
 def test_loopback_is_no_network(mariadb):
-    p = run_cli("calibrate", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "root", "--no-defaults",
-                "--calibrate-seconds", "3", "--probe", "stream")
-    assert p.returncode == 0, p.stderr
-    assert "no_network" in p.stdout and "over loopback" in p.stdout
+    from advisor.render.calibration import render_text
+
+    text = render_text(calibrate_only("127.0.0.1", mariadb.port, "stream", budget=2.0)[1])  # what the command prints
+    assert "no_network" in text and "over loopback" in text, text

@@ -1,24 +1,21 @@
 """TLS on vs off against real throwaway mariadbd servers with and without real certificates.
 
-The TLS probe gets the whole budget (`--probe tls`); the tests check what it guarantees once it
-runs (a handshake per side, the other figures or a reason for each one missing). How much TLS
-costs here is measured by bench/calibrate_stability.py --tls."""
+The TLS probe runs alone with a budget of its own (tests/support/calibrate.py); the tests check what
+it guarantees once it runs (a handshake per side, the other figures or a reason for each one
+missing). How much TLS costs here is measured by bench/calibrate_stability.py --tls."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.support.calibrate import calibrate_only
 from tests.support.cli import run_json
 
 pytestmark = pytest.mark.requires_mariadbd
 
 
-def calibrate(db, *extra: str) -> dict:
-    code, cal, err = run_json("calibrate", "--host", "127.0.0.1", "--port", str(db.port), "--user", "root",
-                              "--no-defaults", "--format", "json", "--calibrate-seconds", "4", "--probe", "tls", *extra,
-                              timeout=60)
-    assert code == 0, err
-    return cal
+def calibrate(db, **options) -> dict:
+    return calibrate_only("127.0.0.1", db.port, "tls", budget=3.0, **options)[0]
 
 
 def measured_or_missing(cal: dict, key: str) -> bool:
@@ -64,7 +61,7 @@ def test_without_certificates_tls_unavailable_and_says_why(mariadb):
 
 def test_require_secure_transport_measures_tls_only(mariadb_factory, tls_certs):
     db = mariadb_factory(tls=tls_certs, options={"require-secure-transport": "ON"})
-    tls = calibrate(db, "--ssl-mode", "REQUIRED")["tls"]
+    tls = calibrate(db, ssl_mode="REQUIRED")["tls"]
     assert tls["available"] is False
     assert tls["plain_possible"] is False and tls["tls_possible"] is True
     assert "require_secure_transport is ON" in tls["reason"]

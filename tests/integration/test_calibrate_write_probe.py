@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from tests.support.calibrate import calibrate_only
 from tests.support.cli import default_interrupts, run_json
 from tests.support.mariadb import DUMMY_DB
 
@@ -56,9 +57,7 @@ def args(db) -> list[str]:
 def test_completed_write_probe_drops_its_schema(shop):
     before = user_checksums(shop)
     assert f"{DUMMY_DB}.t" in before and "shop.orders" in before and "shop.audit_log" in before
-    code, cal, err = run_json("calibrate", *args(shop), "--write-probe", "--probe", "commit", "--calibrate-seconds", "3",
-                              "--format", "json", timeout=60)
-    assert code == 0, err
+    cal = calibrate_only("127.0.0.1", shop.port, "commit", budget=2.0, write_probe=True)[0]
     c = cal["commit_ms"]
     print(f"\ncommit: p50 {c['p50']} ms, p99 {c['p99']} ms, {c['samples']} samples")
     assert c["samples"] >= 1 and 0 < c["min"] <= c["p50"] <= c["p99"] <= c["max"]  # one insert at least, once it runs
@@ -138,18 +137,14 @@ def test_signal_mid_inserts_leaves_no_schema_and_no_change(shop, sig):
 
 def test_refuses_a_scratch_name_that_already_exists(shop, monkeypatch):
     """Should the random name collide with an existing schema, the probe leaves it alone."""
-    from advisor import api
     from advisor.collect import calibrate as cal_mod
-    from advisor.collect.connection import ConnectionOptions
 
     shop.query("CREATE DATABASE advisor_probe_deadbeef")
     shop.query("CREATE TABLE advisor_probe_deadbeef.keep (id INT PRIMARY KEY) ENGINE=InnoDB")
     shop.query("INSERT INTO advisor_probe_deadbeef.keep VALUES (7)", autocommit=True)
     before = user_checksums(shop)
     monkeypatch.setattr(cal_mod.secrets, "token_hex", lambda n=None: "deadbeef")
-    snap = api.calibrate(ConnectionOptions(host="127.0.0.1", port=shop.port, user="root", no_defaults=True),
-                         budget_s=3.0, write_probe=True, probes=["commit"])
-    cal = snap.calibration
+    cal = calibrate_only("127.0.0.1", shop.port, "commit", budget=2.0, write_probe=True)[1].calibration
     assert cal.commit_ms is None and cal.write_probe is None
     reason = next(m.reason for m in cal.missing if m.fact == "calibration.commit_ms")
     assert "advisor_probe_deadbeef already exists" in reason
