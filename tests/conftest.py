@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:  # `pytest` (not `python -m pytest`) does not put the repo root on sys.path
@@ -25,9 +25,11 @@ from tests.support.netns import NetNS  # noqa: E402
 from tests.support.tools import require_tool  # noqa: E402
 
 # Property tests draw `max_examples` from the loaded profile: "full" (the default, the README's test
-# command) or "quick" for the inner loop: python3 -m pytest tests/unit -n 2 --hypothesis-profile=quick
-settings.register_profile("full", max_examples=500, deadline=None)
-settings.register_profile("quick", max_examples=50, deadline=None)
+# command) or "quick" for the inner loop: python3 -m pytest tests/unit -n 2 --hypothesis-profile=quick.
+# No per-example deadline and no too_slow health check: both time this machine, not the code.
+_NOT_TIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("full", max_examples=500, **_NOT_TIMED)
+settings.register_profile("quick", max_examples=50, **_NOT_TIMED)
 settings.load_profile("full")
 
 
