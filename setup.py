@@ -13,6 +13,7 @@ caches are left out.
 """
 
 import os
+import re
 
 from setuptools import find_namespace_packages, find_packages, setup
 from setuptools.command.sdist import sdist as _sdist
@@ -29,6 +30,26 @@ def discover(root: str = ".") -> list:
         packages += [f"{name}.{p}" for p in find_namespace_packages(os.path.join(root, where),
                                                                      exclude=["*__pycache__*", "__pycache__"])]
     return sorted(packages)
+
+
+def project_url(root: str = ".") -> str:
+    text = open(os.path.join(root, "src", "advisor", "__init__.py"), encoding="utf-8").read()
+    return re.search(r'^PROJECT_URL = "([^"]+)"', text, re.M).group(1)
+
+
+def long_description(root: str = ".") -> str:
+    """README.md as the package index shows it: without the repository around it, so every relative
+    link (`](docs/x.md)`, `](rules/)`) becomes absolute against PROJECT_URL (blob/ for a file, tree/
+    for a directory, on main)."""
+    base = project_url(root)
+    text = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+
+    def absolute(m: "re.Match[str]") -> str:
+        target = m.group(1)
+        kind = "tree" if os.path.isdir(os.path.join(root, target)) else "blob"
+        return f"]({base}/{kind}/main/{target})"
+
+    return re.sub(r"\]\((?!https?://|#|mailto:)([^)\s]+)\)", absolute, text)
 
 
 def _symlink_of(path: str):
@@ -84,4 +105,5 @@ class sdist(_sdist):
 
 
 if __name__ == "__main__":
-    setup(packages=discover(), cmdclass={"sdist": sdist})
+    setup(packages=discover(), cmdclass={"sdist": sdist}, long_description=long_description(),
+          long_description_content_type="text/markdown")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from advisor import __version__
 from advisor.collect.connection import ConnectionOptions, Endpoint, connect, resolve
@@ -240,27 +240,33 @@ def check_calibration_budget(budget_s: float) -> None:
 
 def attach_calibration(snapshot: Snapshot, endpoint: Endpoint, mode: str = "full",
                        budget_s: float = CALIBRATE_DEFAULT_SECONDS, write_probe: bool = False,
-                       progress=None, started: Optional[float] = None) -> Snapshot:
-    """Run the calibration probes against the server the snapshot was collected from and put the
-    results into snapshot.calibration (the hook the audit flow uses after collect())."""
+                       progress=None, started: Optional[float] = None,
+                       probes: Optional[Sequence[str]] = None) -> Snapshot:
+    """Run the calibration probes (all, or only `probes`) against the server the snapshot was collected
+    from and put the results into snapshot.calibration (the hook the audit flow uses after collect())."""
     from advisor.collect.calibrate import run_calibration
 
     check_calibration_budget(budget_s)
     snapshot.calibration = run_calibration(snapshot, endpoint, mode=mode, budget_s=budget_s, write_probe=write_probe,
-                                           progress=progress, started=started)
+                                           progress=progress, started=started, probes=probes)
     snapshot.missing = [m for m in snapshot.missing if m.fact != "calibration"]
     return snapshot
 
 
 def calibrate(opts: ConnectionOptions, budget_s: float = CALIBRATE_DEFAULT_SECONDS, write_probe: bool = False,
-              progress=None, started: Optional[float] = None, endpoint: Optional[Endpoint] = None) -> Snapshot:
-    """Collect the server facts and run a full calibration within `budget_s` seconds counted from
-    `started` (time.monotonic(); default: now). Returns the snapshot with its calibration section."""
+              progress=None, started: Optional[float] = None, endpoint: Optional[Endpoint] = None,
+              probes: Optional[Sequence[str]] = None) -> Snapshot:
+    """Collect the server facts and run a full calibration (or only `probes`, e.g. ["sort"]) within
+    `budget_s` seconds counted from `started` (time.monotonic(); default: now). Returns the snapshot
+    with its calibration section."""
     import time
 
     started = time.monotonic() if started is None else started
     check_calibration_budget(budget_s)
+    if probes and "commit" in probes and not write_probe:
+        raise UsageError("--probe commit measures commits with single-row inserts, which only --write-probe allows.",
+                         "add --write-probe.")
     ep = endpoint or resolve(opts)
     snap = collect(opts, endpoint=ep)
     return attach_calibration(snap, ep, "full", budget_s=budget_s, write_probe=write_probe, progress=progress,
-                              started=started)
+                              started=started, probes=probes)

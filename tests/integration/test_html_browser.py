@@ -4,7 +4,7 @@ and a watch series recorded from a real sysbench run over a shaped veth link. Fo
 message at warning or above, no network request besides the file itself, every expected chart
 present with as many drawn marks as data points and each mark laid out, and a print to PDF.
 
-A screenshot of each report is written to the test's temp dir; with ADVISOR_UPDATE_GOLDEN=1 the
+A screenshot of each report is written to the test's temp dir; with --update-golden the
 screenshots replace docs/img/*.png (referenced from docs/report-format.md).
 """
 
@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.browser import Chromium, find_chromium
+from tests.support.tools import require_tool
 from tests.support.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,9 +40,7 @@ EXTERNAL_JS = """[...document.querySelectorAll('[src], link[href], [style*="url(
 @pytest.fixture(scope="module")
 def browser():
     if find_chromium() is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("chromium is not installed; CI must have it (.ci/run installs it).", pytrace=False)
-        pytest.skip("install chromium (apt-get install chromium) to test the HTML reports in a browser")
+        require_tool("chromium")  # skips naming the package (fails under CI=true)
     with Chromium() as b:
         yield b
 
@@ -52,7 +51,7 @@ def png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def check_page(browser: Chromium, html: Path, shot: Path, expected: set[str], tmp_path: Path,
+def check_page(browser: Chromium, html: Path, shot: Path, expected: set[str], tmp_path: Path, update: bool,
                doc_charts: tuple[str, ...] = ()) -> list[dict]:
     page = browser.open(html, screenshot=shot, max_height=2400)
     assert page.console_errors == [], page.console_errors
@@ -71,18 +70,18 @@ def check_page(browser: Chromium, html: Path, shot: Path, expected: set[str], tm
     pdf = tmp_path / (html.stem + ".pdf")
     assert browser.pdf(html, pdf) > 10_000
     assert pdf.read_bytes()[:5] == b"%PDF-"
-    if os.environ.get("ADVISOR_UPDATE_GOLDEN") == "1":
+    if update:
         DOCS_IMG.mkdir(parents=True, exist_ok=True)
         for name in [shot.name] + [f"chart-{cid}.png" for cid in doc_charts]:
             shutil.copyfile(tmp_path / name, DOCS_IMG / name)
     return charts
 
 
-def test_demo_audit_report(browser, tmp_path):
+def test_demo_audit_report(browser, tmp_path, golden):
     html = tmp_path / "report-audit.html"
     p = run_cli("audit", "--demo", "--purpose", "benchmark", "--format", "html", "-o", str(html))
     assert p.returncode == 0, p.stderr
-    charts = check_page(browser, html, tmp_path / "report-audit.png", {"memory"}, tmp_path, doc_charts=("memory",))
+    charts = check_page(browser, html, tmp_path / "report-audit.png", {"memory"}, tmp_path, golden.update, doc_charts=("memory",))
     # the seed's budget: 64 GiB buffer pool + 2,000 connections x 48.9 MiB = 160.5 GiB on a 128 GiB host
     assert charts[0]["points"] == 6
     text = html.read_text(encoding="utf-8")
@@ -90,7 +89,7 @@ def test_demo_audit_report(browser, tmp_path):
 
 
 @pytest.mark.requires_mariadbd
-def test_calibration_report(browser, mariadb_factory, tls_certs, tmp_path):
+def test_calibration_report(browser, mariadb_factory, tls_certs, tmp_path, golden):
     db = mariadb_factory(tls=tls_certs)
     html = tmp_path / "report-calibration.html"
     snap_file = tmp_path / "cal-snapshot.json"
@@ -106,7 +105,7 @@ def test_calibration_report(browser, mariadb_factory, tls_certs, tmp_path):
                 "stream": cal["stream"] and cal["stream"]["mbytes_per_s"]}
     expected = {k for k, v in measured.items() if v}
     assert {"rtt", "tls-handshake", "tls-query", "stream"} <= expected, cal["missing"]
-    check_page(browser, html, tmp_path / "report-calibration.png", expected, tmp_path,
+    check_page(browser, html, tmp_path / "report-calibration.png", expected, tmp_path, golden.update,
                doc_charts=("tls-query", "stream"))
     if "flush" not in expected:
         assert any(m["fact"] == "calibration.fsync_ms" for m in cal["missing"]), cal["missing"]
@@ -114,7 +113,7 @@ def test_calibration_report(browser, mariadb_factory, tls_certs, tmp_path):
 
 @pytest.mark.requires_mariadbd
 @pytest.mark.requires_root
-def test_watch_report_of_a_recorded_sysbench_run(browser, mariadb_factory, tmp_path):
+def test_watch_report_of_a_recorded_sysbench_run(browser, mariadb_factory, tmp_path, golden):
     if shutil.which("sysbench") is None:
         pytest.fail("sysbench is not installed. Tip: apt-get install sysbench (.ci/run installs it).", pytrace=False)
     from advisor.render.html import render_watch
@@ -127,7 +126,7 @@ def test_watch_report_of_a_recorded_sysbench_run(browser, mariadb_factory, tmp_p
     assert len(run["intervals"]) >= 4 and run["setup"]["command"]["exit_status"] == 0
     html = tmp_path / "report-watch.html"
     html.write_text(render_watch(run), encoding="utf-8")
-    charts = check_page(browser, html, tmp_path / "report-watch.png", {"tps", "cpu-server", "nic", "disk"}, tmp_path,
+    charts = check_page(browser, html, tmp_path / "report-watch.png", {"tps", "cpu-server", "nic", "disk"}, tmp_path, golden.update,
                         doc_charts=("nic",))
     nic = next(c for c in charts if c["id"] == "nic")
     assert nic["points"] == 2 * len(run["intervals"])  # rx and tx of the client's veth end, every interval

@@ -4,8 +4,6 @@ explain` prints the same page; plus unit tests of the derived facts and formulas
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from advisor.rules.examples_run import run_examples
 from advisor.rules.facts import FactView, Unknown
 from advisor.rules.loader import load_rules
 from advisor.rules.schema import Example
+from tests.support.cli import invoke
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RULES = load_rules()
@@ -90,8 +89,7 @@ def test_coverage_doc_names_real_rules_and_every_pt_variable_advisor_check():
 def test_rules_list_json_counts():
     import json
 
-    p = subprocess.run([sys.executable, "-m", "advisor", "rules", "list", "--format", "json"],
-                       capture_output=True, text=True, timeout=60)
+    p = invoke("rules", "list", "--format", "json")
     assert p.returncode == 0, p.stderr
     items = json.loads(p.stdout)["rules"]
     assert len(items) >= 40
@@ -138,33 +136,29 @@ def test_rule_variables_exist_where_the_rule_applies(rule):
 # ---------------------------------------------------------------- docs
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
-def test_doc_page_is_current(rule):
-    page = ROOT / "docs" / "rules" / f"{rule.id}.md"
-    assert page.is_file(), f"missing {page}; run `python3 -m advisor.rules.docs docs/rules`"
-    assert page.read_text(encoding="utf-8") == render_rule_doc(rule), \
-        f"{page} is stale; run `python3 -m advisor.rules.docs docs/rules`"
+def test_doc_page_is_current(rule, golden):
+    golden.check(ROOT / "docs" / "rules" / f"{rule.id}.md", render_rule_doc(rule))
 
 
-def test_no_stray_doc_pages():
-    pages = {p.stem for p in (ROOT / "docs" / "rules").glob("*.md")} - {"README", "_reference"}
-    assert pages == {r.id for r in RULES}
-    index = (ROOT / "docs" / "rules" / "README.md").read_text(encoding="utf-8")
-    assert all(f"[{r.id}]({r.id}.md)" in index for r in RULES)
+def test_no_stray_doc_pages(golden):
+    from advisor.rules.docs import REFERENCE, render_index
+
+    docs = ROOT / "docs" / "rules"
+    golden.stale(docs.glob("*.md"), [docs / f"{r.id}.md" for r in RULES] + [docs / "README.md", docs / REFERENCE])
+    golden.check(docs / "README.md", render_index(RULES))
 
 
 @pytest.mark.parametrize("rule_id", ["log-buffer-small", "tidb-async-commit-off", "flush-method-fsync"])
 def test_explain_prints_the_doc_page(rule_id):
-    p = subprocess.run([sys.executable, "-m", "advisor", "explain", rule_id], capture_output=True, text=True, timeout=60)
+    p = invoke("explain", rule_id)
     assert p.returncode == 0, p.stderr
     assert p.stdout == (ROOT / "docs" / "rules" / f"{rule_id}.md").read_text(encoding="utf-8")
 
 
-def test_reference_page_is_current():
+def test_reference_page_is_current(golden):
     from advisor.rules.docs import REFERENCE, render_reference
 
-    page = ROOT / "docs" / "rules" / REFERENCE
-    assert page.read_text(encoding="utf-8") == render_reference(), \
-        f"{page} is stale; run `python3 -m advisor.rules.docs docs/rules`"
+    golden.check(ROOT / "docs" / "rules" / REFERENCE, render_reference())
 
 
 def test_writing_rules_guide_covers_every_key():

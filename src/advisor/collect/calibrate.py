@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from advisor.collect import calibrate_stats as cs
 from advisor.collect.connection import Endpoint, _ssl_args, connect, scrub
@@ -51,6 +51,17 @@ class ProbeSkipped(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
+
+
+def time_left(deadline: float, need_s: float, what: str) -> float:
+    """Seconds left before `deadline`; raises ProbeSkipped, naming what was left and what `what` needs,
+    when that is less than `need_s`. Probes call it after their not-applicable checks, so a probe that
+    could never run says so even when the budget is gone."""
+    left = deadline - time.monotonic()
+    if left < need_s:
+        raise ProbeSkipped(f"the calibration budget left {max(left, 0.0):.2f} s for {what}, "
+                           f"which needs at least {need_s:g} s")
+    return left
 
 
 def check_statement(sql: str, write: bool = False) -> str:
@@ -274,7 +285,7 @@ def _query_samples(ctx: _Ctx, conn: Any, deadline: float, max_samples: int, prob
     out: list[float] = []
     sql = check_statement("SELECT 1")
     try:
-        while len(out) < max_samples and time.monotonic() < deadline:
+        while len(out) < max_samples and (time.monotonic() < deadline or not out):  # one query at least
             t = time.perf_counter()
             cur.execute(sql)
             cur.fetchall()
@@ -289,11 +300,10 @@ def _query_samples(ctx: _Ctx, conn: Any, deadline: float, max_samples: int, prob
 # ---------------------------------------------------------------- probes
 
 def probe_rtt(ctx: _Ctx, deadline: float) -> None:
+    time_left(deadline, 0.02, "round trips")
     cap = 200 if ctx.cal.mode == "light" else 2000
     samples = _query_samples(ctx, ctx.conn, deadline, cap + 1, "round trips")
     samples = samples[1:] if len(samples) > 1 else samples  # the first one may pay for cold caches
-    if not samples:
-        raise ProbeSkipped("no time was left in the budget for round trips")
     ctx.cal.rtt_ms = Distribution(**cs.distribution(samples))
 
 
@@ -339,9 +349,7 @@ def _pick_generator(ctx: _Ctx, conn: Any, probe: str) -> tuple[str, _Chunk]:
 def probe_stream(ctx: _Ctx, deadline: float) -> None:
     conn = ctx.conn
     now = time.monotonic()
-    share = deadline - now
-    if share < 0.3:
-        raise ProbeSkipped("no time was left in the budget for the stream probe")
+    share = time_left(deadline, 0.3, "the stream probe")
     method, first = _pick_generator(ctx, conn, "stream")
     chunks = [first]
     loop_deadline = now + share * 0.8
@@ -389,6 +397,10 @@ def probe_stream(ctx: _Ctx, deadline: float) -> None:
             cur.close()
         if dt > 0:
             probe.server_mbytes_per_s = round(gen_rows * cs.ROW_BYTES / dt / 1e6, 3)
+    elif rate:
+        ctx.cal.note_missing("calibration.stream.server_mbytes_per_s",
+                             f"the stream probe's share of the budget ran out ({max(left, 0.0):.2f} s left) before "
+                             "the server's row generation could be timed")
 
 
 def _is_tls(sock: Any) -> Optional[bool]:
@@ -415,9 +427,7 @@ def probe_sort(ctx: _Ctx, deadline: float) -> None:
         raise ProbeSkipped(f"sort_buffer_size is already {server_value} bytes, no larger than the probe's "
                            f"small value ({cs.SMALL_SORT_BUFFER}); there is nothing to compare")
     conn = ctx.conn
-    share = deadline - time.monotonic()
-    if share < 0.2:
-        raise ProbeSkipped("no time was left in the budget for the sort probe")
+    share = time_left(deadline, 0.2, "the sort probe")
     chain = [ctx.generator] if ctx.generator else cs.generator_chain(ctx.snap.target.flavor, ctx.snap.target.version)
     rows = cs.SORT_ROWS
     cur = conn.cursor()
@@ -536,9 +546,7 @@ def probe_tls(ctx: _Ctx, deadline: float) -> None:
         raise ProbeSkipped("the advisor connects over a unix socket, where TLS is not used; connect with --host "
                            "and --port to measure TLS on the network path")
     start = time.monotonic()
-    share = deadline - start
-    if share < 0.4:
-        raise ProbeSkipped("no time was left in the budget for the TLS probe")
+    share = time_left(deadline, 0.4, "the TLS probe")
     kws = {False: _tls_kwargs(ctx.ep, False), True: _tls_kwargs(ctx.ep, True)}
     errs: dict[bool, Optional[str]] = {False: None, True: None}
     hs: dict[bool, list[float]] = {False: [], True: []}
@@ -676,6 +684,14 @@ def probe_tls(ctx: _Ctx, deadline: float) -> None:
                                       off=stream_mb(False) if errs[False] is None else None)
     probe.samples = min(len(hs[m]) for m in modes)
     probe.query_samples = min(q_count[m] for m in modes)
+    if not all(q_rounds[m] for m in modes):
+        ctx.cal.note_missing("calibration.tls.query_ms",
+                             f"the TLS probe's share of the budget ({share:.2f} s) ran out before a round of small "
+                             "queries on each side")
+    if method and not all(chunks[m] for m in modes):
+        ctx.cal.note_missing("calibration.tls.stream_mbytes_per_s",
+                             f"the TLS probe's share of the budget ({share:.2f} s) ran out before a stream query on "
+                             "each side")
     if probe.available:
         pairs = [t / p for p, t in zip(q_rounds[False], q_rounds[True]) if p > 0]
         r = cs.median(pairs)
@@ -741,6 +757,7 @@ def probe_fsync(ctx: _Ctx, deadline: float) -> None:
                            "and the advisor creates no files inside the datadir")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ProbeSkipped(f"{parent} (the datadir's parent directory) is not writable by this user")
+    time_left(deadline, 0.05, "the flush probe")
     fstype = _fstype(datadir)
     name = os.path.join(parent, f".advisor-fsync-{os.getpid()}-{secrets.token_hex(4)}.tmp")
     samples: list[float] = []
@@ -752,7 +769,7 @@ def probe_fsync(ctx: _Ctx, deadline: float) -> None:
             os.pwrite(fd, block, off)
         os.fsync(fd)  # allocated and on disk: the timed flushes below change data only, no metadata
         off = 0
-        while time.monotonic() < deadline and len(samples) < 5000:
+        while (time.monotonic() < deadline or not samples) and len(samples) < 5000:  # one flush at least
             t = time.perf_counter()
             os.pwrite(fd, block, off)
             os.fdatasync(fd)
@@ -768,8 +785,6 @@ def probe_fsync(ctx: _Ctx, deadline: float) -> None:
                 os.close(fd)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(name)
-    if not samples:
-        raise ProbeSkipped("no time was left in the budget for the flush probe")
     dist = Distribution(**cs.distribution(samples))
     cls, reason = cs.flush_class(dist.p50, fstype)
     ctx.cal.fsync_ms = dist
@@ -831,6 +846,7 @@ def probe_commit(ctx: _Ctx, deadline: float) -> None:
         cur.execute(check_statement("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s"), (name,))
         if cur.fetchone()[0]:
             raise ProbeSkipped(f"schema {name} already exists; the write probe never touches a schema it did not create")
+    time_left(deadline, 0.1, "the commit probe")
     wp = WriteProbe(schema_name=name)
     ctx.cal.write_probe = wp
     thread_id = ctx.conn.thread_id()
@@ -853,7 +869,7 @@ def probe_commit(ctx: _Ctx, deadline: float) -> None:
                 f"CREATE TABLE `{name}`.probe (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, "
                 "v VARBINARY(64) NOT NULL) ENGINE=InnoDB", write=True))
             ins = check_statement(f"INSERT INTO `{name}`.probe (v) VALUES ('advisor commit probe')", write=True)
-            while time.monotonic() < deadline and len(samples) < 5000:
+            while (time.monotonic() < deadline or len(samples) < 2) and len(samples) < 5000:  # 1 measured at least
                 t = time.perf_counter()
                 cur.execute(ins)
                 samples.append((time.perf_counter() - t) * 1000.0)
@@ -871,8 +887,6 @@ def probe_commit(ctx: _Ctx, deadline: float) -> None:
                 # not conn_ok: interrupted, maybe during CREATE DATABASE itself; IF EXISTS covers both
                 _drop_scratch(ctx, wp, conn_ok, thread_id)
     samples = samples[1:] if len(samples) > 1 else samples
-    if not samples:
-        raise ProbeSkipped("no time was left in the budget for the commit probe")
     ctx.cal.commit_ms = Distribution(**cs.distribution(samples))
 
 
@@ -888,31 +902,40 @@ FACT = {"rtt": "calibration.rtt_ms", "stream": "calibration.stream", "sort": "ca
         "tls": "calibration.tls", "fsync": "calibration.fsync_ms", "commit": "calibration.commit_ms"}
 
 
-def plan(mode: str, write_probe: bool) -> list[str]:
+def plan(mode: str, write_probe: bool, only: Optional[Sequence[str]] = None) -> list[str]:
+    """The probes a calibration runs, in order; `only` keeps just those (`advisor calibrate --probe`)."""
     if mode == "light":
         return ["rtt"]
-    names = ["rtt", "stream", "sort", "tls", "fsync"]
-    return names + (["commit"] if write_probe else [])
+    names = ["rtt", "stream", "sort", "tls", "fsync"] + (["commit"] if write_probe else [])
+    return [n for n in names if n in only] if only else names
 
 
 def run_calibration(snap: Snapshot, ep: Endpoint, mode: str = "full", budget_s: float = 10.0,
                     write_probe: bool = False, progress: Optional[ProgressFn] = None,
-                    started: Optional[float] = None) -> Calibration:
+                    started: Optional[float] = None, probes: Optional[Sequence[str]] = None) -> Calibration:
     """Run the probes against `ep` within `budget_s` seconds counted from `started` (monotonic; default
     now) and return the calibration section. `snap` supplies the server facts (variables, flavor) and,
-    when collected, the client's route."""
+    when collected, the client's route. `probes` (names in PROBES) runs only those, with the whole
+    budget shared among them; the others are reported as not selected."""
+    unknown = sorted(set(probes or ()) - set(PROBES))
+    if unknown:
+        raise ValueError(f"unknown calibration probe(s) {', '.join(unknown)}; expected some of {', '.join(PROBES)}")
     started = time.monotonic() if started is None else started
     budget = min(budget_s, cs.LIGHT_BUDGET_S) if mode == "light" else budget_s
     cal = Calibration(budget_s=budget, mode=mode)  # type: ignore[arg-type]
     ctx = _Ctx(ep=ep, snap=snap, cal=cal, progress=progress, started=started, budget=budget)
     end = started + budget - (cs.END_RESERVE_S if mode == "full" else 0.05)
-    names = plan(mode, write_probe)
+    names = plan(mode, write_probe, probes)
     if mode == "light":
         cal.note_missing("calibration", "light calibration (production purpose): only round trips were measured; "
                          "pass --calibrate for the full set")
     else:
         if not write_probe:
             cal.note_missing("calibration.commit_ms", "the commit probe writes, so it runs only with --write-probe")
+        for n in plan(mode, write_probe):
+            if n not in names:
+                cal.note_missing(FACT[n], "not run: the calibration was limited to "
+                                          + " ".join(f"--probe {x}" for x in names))
     with interrupts_on_sigterm():
         try:
             ctx.conn = connect(ep)
@@ -922,9 +945,7 @@ def run_calibration(snap: Snapshot, ep: Endpoint, mode: str = "full", budget_s: 
                 share = cs.probe_share(end - now, cs.WEIGHTS[name], [cs.WEIGHTS[n] for n in names[i:]])
                 if progress:
                     progress(LABEL[name], now - started, budget)
-                try:
-                    if share <= 0.02:
-                        raise ProbeSkipped("the calibration budget was used up before this probe")
+                try:  # every probe runs its not-applicable checks, then stops if its share is too small
                     PROBES[name](ctx, now + share)
                 except ProbeSkipped as e:
                     cal.note_missing(FACT[name], e.reason)
