@@ -45,10 +45,27 @@ def git_files() -> set[str] | None:
     return {f for f in files if not ((ROOT / f).is_symlink() and os.path.isabs(os.readlink(ROOT / f)))}
 
 
+def clean_tree(dest: Path) -> Path:
+    """The source tree as a fresh checkout has it: the files git knows (symlinks kept as symlinks),
+    without what earlier tests and processes left in the working tree (__pycache__, build/)."""
+    files = git_files()
+    if files is None:
+        return ROOT
+    for f in sorted(files):
+        src, dst = ROOT / f, dest / f
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_symlink():
+            os.symlink(os.readlink(src), dst)
+        elif src.is_file():
+            shutil.copy2(src, dst)
+    return dest
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    p = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+    p = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out),
+                        str(clean_tree(tmp_path_factory.mktemp("tree")))],
                        capture_output=True, text=True, env=_env(), timeout=600)
     log = p.stdout + p.stderr
     assert p.returncode == 0, log[-4000:]

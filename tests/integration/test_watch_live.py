@@ -139,8 +139,11 @@ def test_tls_required_against_tls_disabled(mariadb_factory, tmp_path):
     # with what else runs (TLS has come out 10-30 % slower and once faster), the CPU a query costs does not
     assert format_number(s["watch.tps"]) in f["message"] and format_number(s["watch.baseline.tps"]) in f["message"]
     assert f"{format_number(s['watch.server.mysqld.cpu_us_per_query'])} µs of CPU per query" in f["message"]
-    assert f"{s['watch.server.cpu.system_of_busy'] * 100:.0f}%" in f["message"] and "system time" in f["message"] \
-        or "in the kernel" in f["message"]
+    if f["severity"] == "info":  # neither TPS nor CPU per query moved: the documented inconclusive outcome
+        assert "inside the difference between the two runs" in f["message"], f["message"]
+    else:
+        assert f"{s['watch.server.cpu.system_of_busy'] * 100:.0f}%" in f["message"], f["message"]
+        assert "system time" in f["message"] or "in the kernel" in f["message"], f["message"]
     causes = [c["rule"] for r in rep["results"] if r["verdict"] == "tls-bound" for c in r["causes"]]
     assert "require-secure-transport-benchmark" in causes
 
