@@ -14,9 +14,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from bench import detection, latency, outcome, scale
+from bench import collect_speed, detection, latency, outcome, scale, shaping
 from bench.common import ROOT, log, machine, table
 
+SECTIONS = ("latency", "detection", "outcome", "scale", "collect", "shaping")
 SIZES = {
     "quick": {"latency_runs": 7, "snapshots": 200, "instances": 5, "quick": True},
     "full": {"latency_runs": 11, "snapshots": 1000, "instances": 10, "quick": False},
@@ -55,7 +56,7 @@ Why the peers miss what they miss (read from their sources and outputs of this r
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", choices=SIZES, default="quick")
-    ap.add_argument("--only", choices=("latency", "detection", "outcome", "scale"), action="append")
+    ap.add_argument("--only", choices=SECTIONS, action="append")
     ap.add_argument("--out", default=str(ROOT / "docs" / "benchmarks.md"))
     ap.add_argument("--render", action="store_true",
                     help="re-render the document from the results of the last run (bench/out/results.pickle)")
@@ -68,7 +69,7 @@ def main() -> None:
         write_doc(Path(a.out), data["size"], render_sections(data["raw"], data["size"]), data["seconds"], data["commit"])
         return
     k = SIZES[a.size]
-    want = set(a.only or ("latency", "detection", "outcome", "scale"))
+    want = set(a.only or SECTIONS)
     t0 = time.monotonic()
     raw: dict = {}
     if "latency" in want:
@@ -83,6 +84,12 @@ def main() -> None:
     if "scale" in want:
         log("== scale")
         raw["scale"] = scale.run(k["snapshots"], k["instances"])
+    if "collect" in want:
+        log("== collect")
+        raw["collect"] = collect_speed.run(k["quick"])
+    if "shaping" in want:
+        log("== shaping")
+        raw["shaping"] = shaping.run(k["quick"])
     seconds = time.monotonic() - t0
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=ROOT).stdout.strip() or "unknown"
@@ -115,6 +122,10 @@ def render_sections(raw: dict, size: str) -> dict[str, str]:
         sections["outcome"] = outcome.render(raw["outcome"])
     if "scale" in raw:
         sections["scale"] = scale.render(raw["scale"])
+    if "collect" in raw:
+        sections["collect"] = collect_speed.render(raw["collect"])
+    if "shaping" in raw:
+        sections["shaping"] = shaping.render(raw["shaping"])
     return sections
 
 
@@ -135,8 +146,9 @@ def write_doc(path: Path, size: str, sections: dict[str, str], seconds: float, c
         "",
     ]
     titles = {"latency": "Audit latency", "detection": "Detection matrix",
-              "outcome": "Outcome: sysbench before and after the advisor's my.cnf", "scale": "Scale"}
-    for key in ("latency", "detection", "outcome", "scale"):
+              "outcome": "Outcome: sysbench before and after the advisor's my.cnf", "scale": "Scale",
+              "collect": "Collection speed: host facts and light calibration", "shaping": "Shaping: the stream probe against tc"}
+    for key in SECTIONS:
         if key in sections:
             parts += [f"## {titles[key]}", "", sections[key], ""]
         elif f"## {titles[key]}" in old:  # keep a section that was not rerun

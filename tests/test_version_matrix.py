@@ -6,13 +6,12 @@ must equal expected-findings.toml beside the set (one table per purpose; TOML ra
 that the set's own *.json files stay the recorded data its PROVENANCE.md describes).
 
 The expected files are reviewed goldens. After a deliberate rule change, regenerate them with
-    ADVISOR_REGEN_EXPECTED=1 .venv/bin/python -m pytest tests/test_version_matrix.py
+    python3 -m pytest tests/test_version_matrix.py --update-golden
 and review the diff like code.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -34,7 +33,6 @@ SETS_DIR = Path(__file__).resolve().parent / "fixtures" / "flavors"
 SETS = sorted(p.name for p in SETS_DIR.iterdir() if (p / "variables.json").is_file())
 PURPOSES = ("production", "benchmark")
 RULES = load_rules()
-REGEN = os.environ.get("ADVISOR_REGEN_EXPECTED") == "1"
 FACT_WORDS = ("var.", "status.", "rate.", "host", "client", "server.", "derived.", "calibration", "target.")
 
 _SNAPSHOTS: dict[str, object] = {}
@@ -55,22 +53,23 @@ def findings(name: str, purpose: str) -> dict[str, str]:
     return {o.rule: o.finding.severity for o in outs if o.status == "fired" and o.finding is not None}
 
 
-def _write_expected(name: str) -> None:
+def expected_text(name: str) -> str:
     lines = [f"# Expected findings (rule id = severity) of the rule catalogue on the recorded set {name},",
-             "# checked by tests/test_version_matrix.py. Regenerate with ADVISOR_REGEN_EXPECTED=1 and review the diff."]
+             "# checked by tests/test_version_matrix.py. Regenerate with `python3 -m pytest --update-golden` and "
+             "review the diff."]
     for purpose in PURPOSES:
         lines += ["", f"[{purpose}]"]
         lines += [f'"{rule}" = "{sev}"' for rule, sev in sorted(findings(name, purpose).items())]
-    (SETS_DIR / name / "expected-findings.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return "\n".join(lines) + "\n"
 
 
 @pytest.mark.parametrize("purpose", PURPOSES)
 @pytest.mark.parametrize("name", SETS)
-def test_findings_equal_expected(name, purpose):
+def test_findings_equal_expected(name, purpose, golden):
     path = SETS_DIR / name / "expected-findings.toml"
-    if REGEN:
-        _write_expected(name)
-    assert path.is_file(), f"missing {path}; regenerate with ADVISOR_REGEN_EXPECTED=1 and review it"
+    if golden.update:
+        golden.check(path, expected_text(name))
+    assert path.is_file(), f"missing {path}; create it with `python3 -m pytest --update-golden` and review it"
     want = tomllib.loads(path.read_text(encoding="utf-8"))
     assert findings(name, purpose) == want[purpose]
 

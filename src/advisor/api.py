@@ -13,12 +13,12 @@ re-exported from advisor.snapshot).
 
 from __future__ import annotations
 
-import datetime as _dt
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Optional, Sequence
 
 from advisor import __version__
+from advisor.collect.clock import now_iso
 from advisor.errors import SnapshotError, UsageError
 from advisor.report import Report
 from advisor.snapshot import Missing, Snapshot, load_snapshot
@@ -37,16 +37,12 @@ __all__ = ["Assessment", "Calibration", "Collection", "assess", "attach_calibrat
 DEMO_SNAPSHOT = "demo-seed-000.json"
 
 
-def now_iso() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
 def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Optional[Endpoint] = None, *,
             machine: bool = True, sysroot: Optional[str] = None, ssh: Optional[str] = None,
-            ssh_options: Iterable[str] = (), host_facts: Optional[str] = None) -> Snapshot:
+            ssh_options: Iterable[str] = (), host_facts: Optional[str] = None, conn: object = None) -> Snapshot:
     """Connect, read the server (read-only) and return a snapshot. With `machine` (the default) the
     snapshot also gets the client's network path and, when they can be had, the server host's
-    facts (see collect_machine)."""
+    facts (see collect_machine). `conn`: an open connection to read through (left open)."""
     from advisor.collect.connection import connect, resolve
 
     from advisor.collect.mysql import read_server
@@ -55,12 +51,14 @@ def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Opti
     if sample_seconds < 0:
         raise UsageError("--sample-seconds must be 0 or more.", None)
     ep = endpoint or resolve(opts)
-    conn = connect(ep)
+    own = conn is None
+    conn = connect(ep) if own else conn
     try:
         raw = read_server(conn, ep, sample_seconds=sample_seconds)
     finally:
         try:
-            conn.close()
+            if own:
+                conn.close()  # type: ignore[attr-defined]
         except Exception:  # the server may already be gone; nothing to clean up then
             pass
     target = parse_target(raw, ep.host, ep.port, ep.socket)
@@ -130,19 +128,58 @@ def host_facts_only(sysroot: Optional[str] = None) -> str:
     return host_facts_document(raw, facts)
 
 
-def read_snapshot_file(path: str) -> Snapshot:
-    p = Path(path)
-    if path == "-":
-        import sys
+def read_snapshot_file(path: str, input_format: Optional[str] = None) -> Snapshot:
+    """A snapshot file, or a dump that advisor.dumps imports (detected, or named by input_format:
+    'snapshot' or one of advisor.dumps.FORMATS). A pt-mysql-summary / pt-stalk directory works too."""
+    import sys
 
-        return load_snapshot(sys.stdin.read(), "snapshot on stdin")
+    p = Path(path)
+    if input_format not in (None, "snapshot"):
+        return _import_dump(path, input_format, None if path != "-" else sys.stdin.read())
+    if path == "-":
+        text = sys.stdin.read()
+        if input_format == "snapshot" or _looks_like_snapshot(text):
+            return load_snapshot(text, "snapshot on stdin")
+        return _import_dump(path, None, text)
+    if p.is_dir():
+        return _import_dump(path, None, None)
     if not p.is_file():
         raise SnapshotError(f"snapshot file {p} does not exist.", "pass the path written by `advisor collect -o FILE`.")
     try:
         text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+    except UnicodeDecodeError:
+        return _import_dump(path, None, None)  # the importer reports binary and non-UTF-8 files
+    except OSError as e:
         raise SnapshotError(f"cannot read snapshot {p}: {e}.", "check the file and its permissions.") from None
-    return load_snapshot(text, str(p))
+    if input_format == "snapshot" or _looks_like_snapshot(text):
+        return load_snapshot(text, str(p))
+    return _import_dump(path, None, text)
+
+
+def _looks_like_snapshot(text: str) -> bool:
+    """A JSON object that names schema_version or target near its start: an advisor snapshot
+    (possibly a broken one, which load_snapshot then reports)."""
+    head = text.lstrip()[:4096]
+    return head.startswith("{") and ('"schema_version"' in head or '"advisor_version"' in head)
+
+
+def _import_dump(path: str, input_format: Optional[str], text: Optional[str]) -> Snapshot:
+    """`audit --snapshot` on something that is not a snapshot: import it as a dump; when no parser
+    reads it either, say both."""
+    from advisor.dumps import import_snapshot
+    from advisor.dumps.formats import formats_sentence
+    from advisor.dumps.read import UnreadableDump
+
+    name = "standard input" if path == "-" else path
+    try:
+        return import_snapshot(name, input_format=input_format, variables_text=text)
+    except UnreadableDump as e:
+        raise SnapshotError(
+            f"{name} is neither an advisor snapshot (JSON from `advisor collect` or `advisor import`) nor a dump "
+            f"advisor can read ({e.detail}). advisor reads snapshots and {formats_sentence()}.",
+            "collect a snapshot with `advisor collect -o snap.json`, or save a dump with "
+            "`mysql -NBe 'SHOW GLOBAL VARIABLES' > variables.txt` (`advisor import` also takes --status FILE and "
+            "--flavor/--version).") from None
 
 
 def demo_snapshot() -> Snapshot:
@@ -370,29 +407,35 @@ def check_calibration_budget(budget_s: float) -> None:
 
 def attach_calibration(snapshot: Snapshot, endpoint: Endpoint, mode: str = "full",
                        budget_s: float = CALIBRATE_DEFAULT_SECONDS, write_probe: bool = False,
-                       progress=None, started: Optional[float] = None) -> Snapshot:
-    """Run the calibration probes against the server the snapshot was collected from and put the
-    results into snapshot.calibration (the hook the audit flow uses after collect())."""
+                       progress=None, started: Optional[float] = None,
+                       probes: Optional[Sequence[str]] = None) -> Snapshot:
+    """Run the calibration probes (all, or only `probes`) against the server the snapshot was collected
+    from and put the results into snapshot.calibration (the hook the audit flow uses after collect())."""
     from advisor.collect.calibrate import run_calibration
 
     check_calibration_budget(budget_s)
     snapshot.calibration = run_calibration(snapshot, endpoint, mode=mode, budget_s=budget_s, write_probe=write_probe,
-                                           progress=progress, started=started)
+                                           progress=progress, started=started, probes=probes)
     snapshot.missing = [m for m in snapshot.missing if m.fact != "calibration"]
     return snapshot
 
 
 def calibrate(opts: ConnectionOptions, budget_s: float = CALIBRATE_DEFAULT_SECONDS, write_probe: bool = False,
-              progress=None, started: Optional[float] = None, endpoint: Optional[Endpoint] = None) -> Snapshot:
-    """Collect the server facts and run a full calibration within `budget_s` seconds counted from
-    `started` (time.monotonic(); default: now). Returns the snapshot with its calibration section."""
+              progress=None, started: Optional[float] = None, endpoint: Optional[Endpoint] = None,
+              probes: Optional[Sequence[str]] = None) -> Snapshot:
+    """Collect the server facts and run a full calibration (or only `probes`, e.g. ["sort"]) within
+    `budget_s` seconds counted from `started` (time.monotonic(); default: now). Returns the snapshot
+    with its calibration section."""
     from advisor.collect.connection import resolve
 
     import time
 
     started = time.monotonic() if started is None else started
     check_calibration_budget(budget_s)
+    if probes and "commit" in probes and not write_probe:
+        raise UsageError("--probe commit measures commits with single-row inserts, which only --write-probe allows.",
+                         "add --write-probe.")
     ep = endpoint or resolve(opts)
     snap = collect(opts, endpoint=ep)
     return attach_calibration(snap, ep, "full", budget_s=budget_s, write_probe=write_probe, progress=progress,
-                              started=started)
+                              started=started, probes=probes)

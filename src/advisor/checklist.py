@@ -47,6 +47,9 @@ PHASE_BY_CATEGORY: dict[str, Phase] = {
     "tls": "server", "memory": "server", "redo": "server", "flushing": "server", "durability": "server",
     "concurrency": "server", "version": "server", "tidb": "server",
     "benchmark": "run",
+    "logging": "server", "instrumentation": "server", "transactions": "server", "replication": "server",
+    "limits": "server", "engine": "server", "optimizer": "server", "correctness": "server",
+    "security": "server", "charset": "server",
 }
 _ENV_WORDS = ("net", "nic", "os", "kernel", "host", "disk", "stor", "cpu", "numa", "thp", "swap", "governor", "fs")
 _DATA_WORDS = ("data", "stat", "schema", "table")

@@ -52,12 +52,15 @@ def _root(
 COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("advisor.commands.audit", "audit"),
     "collect": ("advisor.commands.collect", "collect"),
+    "import": ("advisor.commands.import_dump", "import_"),
     "calibrate": ("advisor.commands.calibrate", "calibrate"),
     "explain": ("advisor.commands.rules_cmd", "explain"),
     "mycnf": ("advisor.commands.mycnf", "mycnf"),
     "verify": ("advisor.commands.verify", "verify"),
     "fleet": ("advisor.commands.fleet", "fleet"),
     "checklist": ("advisor.commands.checklist", "checklist"),
+    "schema": ("advisor.commands.schema", "schema"),
+    "watch": ("advisor.commands.watch", "watch"),
 }
 GROUPS: dict[str, tuple[str, str]] = {
     "rules": ("advisor.commands.rules_cmd", "rules_app"),

@@ -28,14 +28,18 @@ def percentile(values: Sequence[float], q: float) -> Optional[float]:
 
 
 def distribution(values_ms: Sequence[float], digits: int = 4) -> dict[str, Any]:
-    """p50, p99, samples, min, max, mean of latencies in milliseconds (for snapshot.Distribution)."""
+    """p50, p99, samples, min, max, mean and the log-bucket histogram of latencies in milliseconds
+    (for snapshot.Distribution)."""
+    from advisor.histogram import log_histogram
+
     if not values_ms:
-        return {"p50": None, "p99": None, "samples": 0, "min": None, "max": None, "mean": None}
+        return {"p50": None, "p99": None, "samples": 0, "min": None, "max": None, "mean": None, "histogram": None}
 
     def r(x: Optional[float]) -> Optional[float]:
         return None if x is None else round(x, digits)
     return {"p50": r(percentile(values_ms, 50)), "p99": r(percentile(values_ms, 99)), "samples": len(values_ms),
-            "min": r(min(values_ms)), "max": r(max(values_ms)), "mean": r(sum(values_ms) / len(values_ms))}
+            "min": r(min(values_ms)), "max": r(max(values_ms)), "mean": r(sum(values_ms) / len(values_ms)),
+            "histogram": log_histogram(values_ms)}
 
 
 def median(values: Sequence[float]) -> Optional[float]:

@@ -211,6 +211,22 @@ class ClientFacts(_Section):
 
 # ---------------------------------------------------------------- calibration
 
+class HistogramBin(_Model):
+    lo: float = Field(description="lower edge, inclusive")
+    hi: float = Field(description="upper edge, exclusive")
+    count: int
+
+
+class Histogram(_Model):
+    """Log-bucket histogram of the samples (advisor.histogram): `buckets_per_decade` buckets per
+    power of ten, non-empty ones only, ascending; the counts add up to the samples."""
+
+    unit: Literal["ms"] = "ms"
+    scale: Literal["log10"] = "log10"
+    buckets_per_decade: int = 20
+    bins: list[HistogramBin] = Field(default_factory=list)
+
+
 class Distribution(_Model):
     p50: Optional[float] = None
     p99: Optional[float] = None
@@ -218,6 +234,7 @@ class Distribution(_Model):
     min: Optional[float] = None
     max: Optional[float] = None
     mean: Optional[float] = None
+    histogram: Optional[Histogram] = Field(None, description="the samples as a log-bucket histogram")
 
 
 class StreamProbe(_Model):
@@ -247,6 +264,11 @@ class OnOff(_Model):
     off: Optional[float] = None
 
 
+class OnOffHistogram(_Model):
+    on: Optional[Histogram] = None
+    off: Optional[Histogram] = None
+
+
 class TlsProbe(_Model):
     available: bool = False
     reason: str = ""
@@ -264,6 +286,9 @@ class TlsProbe(_Model):
         None, description="median over rounds of (TLS ÷ plain) small-query medians, each round's pair run back to "
                           "back on the same CPU")
     stream_samples: int = 0
+    handshake_histogram: Optional[OnOffHistogram] = Field(None, description="every connect time on each side")
+    query_histogram: Optional[OnOffHistogram] = Field(
+        None, description="every small-query latency on each side (the first of each connection excluded)")
 
 
 class SortProbe(_Model):
@@ -316,6 +341,27 @@ class Calibration(_Section):
     write_probe: Optional[WriteProbe] = None
 
 
+# ---------------------------------------------------------------- imported dumps
+
+class ImportSource(_Model):
+    """One file an imported snapshot was built from (`advisor import`)."""
+
+    path: str
+    format: str = Field(description="tab, table, vertical, json or csv (docs/snapshot-format.md)")
+    kind: Literal["variables", "status"]
+    rows: int = Field(description="distinct names read from the file")
+
+
+class ImportInfo(_Model):
+    """How a snapshot was imported from dumps rather than collected from a live server."""
+
+    sources: list[ImportSource] = Field(default_factory=list)
+    flavor_from: str = Field(description="version_comment, --flavor or --version")
+    version_from: str = Field(description="version or --version")
+    dump_time: Optional[str] = Field(None, description="when the dump was taken, as the dump says it (no time zone)")
+    notes: list[str] = Field(default_factory=list, description="what the import skipped or changed, one sentence each")
+
+
 # ---------------------------------------------------------------- the snapshot
 
 class Snapshot(_Model):
@@ -328,9 +374,13 @@ class Snapshot(_Model):
     client: Optional[ClientFacts] = None
     calibration: Optional[Calibration] = None
     missing: list[Missing] = Field(default_factory=list, description="whole sections not collected, and why")
+    imported: Optional[ImportInfo] = Field(None, description="set when the snapshot was built from dumps by "
+                                                             "`advisor import`; None for a live collection")
 
     def to_json(self) -> str:
-        return self.model_dump_json(indent=2, exclude_none=False) + "\n"
+        # `imported` is written only when set, so a collected snapshot reads as it did before the field existed
+        exclude = {"imported"} if self.imported is None else None
+        return self.model_dump_json(indent=2, exclude_none=False, exclude=exclude) + "\n"
 
 
 def load_snapshot(text: str, source: str = "snapshot") -> Snapshot:

@@ -10,6 +10,7 @@ Detection uses the `version` and `version_comment` variables (KNOWLEDGE.md §8 f
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from functools import total_ordering
 from typing import Literal
@@ -66,6 +67,20 @@ def detect_flavor(version: str, version_comment: str = "") -> Flavor:
 _CLAUSE_RE = re.compile(r"^\s*(>=|<=|==|!=|>|<|=)?\s*v?(\d+(?:\.\d+){0,2})\s*$")
 
 
+@lru_cache(maxsize=1024)
+def _clauses(text: str) -> tuple[tuple[str, list[int], tuple[int, ...]], ...]:
+    """The parsed clauses of a range text ('*' has none), parsed once per text."""
+    if text.strip() == "*":
+        return ()
+    out = []
+    for clause in text.split(","):
+        m = _CLAUSE_RE.match(clause)
+        assert m is not None  # checked in __post_init__
+        parts = [int(p) for p in m.group(2).split(".")]
+        out.append((m.group(1) or "==", parts, tuple(parts + [0] * (3 - len(parts)))))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class VersionRange:
     """A conjunction of comparisons: '>=8.0.12,<8.0.30'; '*' matches everything.
@@ -84,21 +99,13 @@ class VersionRange:
                     )
 
     def contains(self, v: Version) -> bool:
-        if self.text.strip() == "*":
-            return True
-        for clause in self.text.split(","):
-            m = _CLAUSE_RE.match(clause)
-            assert m is not None  # checked in __post_init__
-            op = m.group(1) or "=="
-            parts = [int(p) for p in m.group(2).split(".")]
-            have = list(v.as_tuple()[: len(parts)])
+        cur = v.as_tuple()
+        for op, parts, want in _clauses(self.text):
             if op in ("==", "="):
-                ok = have == parts
+                ok = list(cur[: len(parts)]) == parts
             elif op == "!=":
-                ok = have != parts
+                ok = list(cur[: len(parts)]) != parts
             else:
-                want = tuple(parts + [0] * (3 - len(parts)))
-                cur = v.as_tuple()
                 ok = {">=": cur >= want, "<=": cur <= want, ">": cur > want, "<": cur < want}[op]
             if not ok:
                 return False

@@ -93,15 +93,17 @@ def test_wrong_password_exit_3_without_the_password(mariadb):
     assert p.returncode == 3 and secret not in p.stderr + p.stdout and "MYSQL_PWD" in p.stderr
 
 
-def test_unreachable_port_exit_3_quickly():
+def test_unreachable_port_exit_3_without_waiting_for_the_timeout():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed again: nothing listens there
     t0 = time.monotonic()
-    p = run_cli("audit", "--host", "127.0.0.1", "--port", str(port), "--no-defaults", "--connect-timeout", "2")
+    p = run_cli("audit", "--host", "127.0.0.1", "--port", str(port), "--no-defaults", "--connect-timeout", "60",
+                timeout=120)
     assert p.returncode == 3
     assert_one_paragraph_error(p.stderr)
-    assert "2003" in p.stderr and time.monotonic() - t0 < 5
+    # a refused connection is reported at once, not after the 60 s connect timeout
+    assert "2003" in p.stderr and time.monotonic() - t0 < 60
 
 
 def test_silent_listener_exit_3_within_connect_timeout():
@@ -124,7 +126,8 @@ def test_silent_listener_exit_3_within_connect_timeout():
     th.start()
     try:
         t0 = time.monotonic()
-        p = run_cli("audit", "--host", "127.0.0.1", "--port", str(port), "--no-defaults", "--connect-timeout", "2")
+        p = run_cli("audit", "--host", "127.0.0.1", "--port", str(port), "--no-defaults", "--connect-timeout", "2",
+                    "--read-timeout", "100", timeout=150)
         elapsed = time.monotonic() - t0
     finally:
         stop.set()
@@ -134,7 +137,8 @@ def test_silent_listener_exit_3_within_connect_timeout():
         srv.close()
     assert p.returncode == 3, p.stderr
     assert_one_paragraph_error(p.stderr)
-    assert 1.5 < elapsed < 6, elapsed
+    # it waited for the greeting the connect timeout's 2 s, not the read timeout's 100 s
+    assert 2.0 <= elapsed < 100, elapsed
 
 
 def test_every_statement_the_audit_sends_is_read_only(mariadb_factory):

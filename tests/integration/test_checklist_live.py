@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,17 +17,14 @@ import pytest
 from advisor.collect.sysbench import read_local_sysbench
 from advisor.sysbench import SBTEST_ROW_BYTES, parse_ldd, parse_version_output
 from tests.support.cli import assert_one_paragraph_error, run_cli, run_json
+from tests.support.tools import require_tool
 from tests.unit.test_checklist_render import checklist_items
 
 pytestmark = pytest.mark.requires_mariadbd
 
 
 def require_sysbench() -> str:
-    path = shutil.which("sysbench")
-    if path is None:
-        pytest.fail("sysbench is not installed; these tests run it against real servers. Tip: apt-get install sysbench "
-                    "(.ci/run installs it).", pytrace=False)
-    return path
+    return require_tool("sysbench")
 
 
 def conn_args(db) -> list[str]:

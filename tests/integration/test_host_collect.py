@@ -3,10 +3,7 @@ the local disk reads the host facts and the client's route; the audit uses them;
 
 from __future__ import annotations
 
-import json
 import os
-import statistics
-import time
 from pathlib import Path
 
 import pytest
@@ -109,14 +106,3 @@ def test_host_facts_file_from_this_machine(mariadb, tmp_path):
     assert snap["host"]["datadir"]["path"] == str(mariadb.datadir)
     assert snap["host"]["datadir"]["devices"][0]["name"] == physical_device_of(str(mariadb.datadir))
 
-
-def test_collect_stays_fast(mariadb):
-    """Host and client facts add a few milliseconds: the whole CLI run stays well under a second."""
-    times = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        p = run_cli("audit", *conn_args(mariadb), "--format", "json")
-        times.append(time.perf_counter() - t0)
-        assert p.returncode == 0, p.stderr
-        json.loads(p.stdout)
-    assert statistics.median(times) < 1.0, times

@@ -11,7 +11,7 @@ import pytest
 from advisor.collect.network import read_client
 from tests.support.cli import run_json
 
-pytestmark = pytest.mark.requires_mariadbd
+pytestmark = [pytest.mark.requires_mariadbd, pytest.mark.requires_tool("ip")]
 
 
 def test_route_to_a_server_in_a_namespace_uses_the_veth(netns, mariadb_factory):

@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import assert_one_paragraph_error, run_cli, run_json
+from tests.support.tools import require_tool
 
-pytestmark = pytest.mark.requires_mariadbd
-
-SSHD = "/usr/sbin/sshd"
+pytestmark = [pytest.mark.requires_mariadbd, pytest.mark.requires_tool("sshd", "ssh", "ssh-keygen")]
 
 
 def _free_port() -> int:
@@ -51,7 +50,7 @@ def sshd(tmp_path):
         "LogLevel ERROR", "",
     ]))
     Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's compiled-in privilege separation directory
-    proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(cfg)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([require_tool("sshd"), "-D", "-e", "-f", str(cfg)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 10
     while True:
         try:

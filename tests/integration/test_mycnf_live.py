@@ -113,9 +113,9 @@ def test_acceptance_with_stated_host_facts_sizes_memory_and_still_applies(mariad
         fresh.close()
 
 
-def test_recorded_pitfalls_snapshot_matches_a_live_server(mariadb_factory, tmp_path):
+def test_recorded_pitfalls_snapshot_matches_a_live_server(mariadb_factory, tmp_path, golden):
     """The unit golden file is made from tests/fixtures/mycnf/mariadb-10.11-pitfalls.snapshot.json;
-    ADVISOR_UPDATE_GOLDEN=1 re-records it from a live server."""
+    --update-golden re-records it from a live server."""
     db = mariadb_factory(options=PITFALLS)
     snap = tmp_path / "s.json"
     p = run_cli("collect", *conn_args(db), "-o", str(snap))
@@ -128,12 +128,13 @@ def test_recorded_pitfalls_snapshot_matches_a_live_server(mariadb_factory, tmp_p
         {"fact": "host", "reason": "host facts were not collected by this command"},
         {"fact": "client", "reason": "the client's network path was not collected by this command"}]
     snap.write_text(json.dumps(doc, indent=2) + "\n")
-    if os.environ.get("ADVISOR_UPDATE_GOLDEN") == "1":
-        FIXTURE.write_text(snap.read_text())
     live = doc["server"]["variables"]
+    names = ("sort_buffer_size", "innodb_log_file_size", "innodb_buffer_pool_size", "innodb_log_buffer_size",
+             "max_connections")
+    if golden.update and any(live[n] != json.loads(FIXTURE.read_text())["server"]["variables"][n] for n in names):
+        FIXTURE.write_text(snap.read_text())  # re-recorded only when it no longer matches the server
     recorded = json.loads(FIXTURE.read_text())["server"]["variables"]
-    for name in ("sort_buffer_size", "innodb_log_file_size", "innodb_buffer_pool_size", "innodb_log_buffer_size",
-                 "max_connections"):
+    for name in names:
         assert live[name] == recorded[name], name
     a, b = tmp_path / "live.cnf", tmp_path / "recorded.cnf"
     assert run_cli("mycnf", "--snapshot", str(snap), "--purpose", "benchmark", "-o", str(a)).returncode == 0

@@ -12,7 +12,7 @@ reconstructed from the seed's description (hardware named in the seed articles; 
 reports them, see tests/fixtures/hosts/ for recorded trees). Counters are scaled to the seed's run:
 every connection negotiated TLS.
 
-Regenerate: python -m tests.support.demo > src/advisor/data/demo-seed-000.json
+Regenerate (with every other golden file): python3 -m pytest --update-golden
 A unit test checks that the committed file equals this function's output.
 """
 

@@ -28,6 +28,7 @@ import atexit
 import contextlib
 import fcntl
 import ipaddress
+import json
 import math
 import os
 import random
@@ -212,6 +213,15 @@ class NetNS:
     def popen(self, cmd: Sequence[str] | str, **kw: Any) -> subprocess.Popen[Any]:
         """Start ``cmd`` inside the namespace; anything still running there is killed by ``destroy()``."""
         return subprocess.Popen(self.command(cmd), **kw)
+
+    def shaper_stats(self, inside: bool = True) -> dict[str, int]:
+        """``tc -s`` counters of the tbf qdisc on the namespace's end of the veth (what the namespace
+        sends to the host) or, with ``inside=False``, on the host's end: bytes, packets, overlimits
+        (times the bucket held packets back because they came faster than the rate) and drops."""
+        dev = self.ns_if if inside else self.host_if
+        cmd = [*(self.command([]) if inside else []), "tc", "-s", "-j", "qdisc", "show", "dev", dev]
+        tbf = next(q for q in json.loads(_run(*cmd)) if q["kind"] == "tbf")
+        return {k: int(tbf.get(k, 0)) for k in ("bytes", "packets", "overlimits", "drops")}
 
 
 _REGISTRY = Path(tempfile.gettempdir()) / f"advisor-netns-{os.getuid()}"

@@ -1,7 +1,8 @@
 """Replay a recorded MySQL-family server over the real MySQL wire protocol.
 
 Tests use this to run the advisor's real collector (PyMySQL: handshake,
-mysql_native_password authentication, COM_QUERY) against flavors that cannot
+mysql_native_password authentication, or with ``auth_plugin="caching_sha2_password"``
+MySQL 8's full authentication over plain TCP with a real RSA key, COM_QUERY) against flavors that cannot
 be installed here: MySQL 5.7/8.0/8.4, Percona Server, other MariaDB releases
 and TiDB. Each recorded set lives in ``tests/fixtures/flavors/<set>/`` (see the
 PROVENANCE.md beside each set for where its values come from).
@@ -95,6 +96,7 @@ COM_PING = 0x0E
 COM_RESET_CONNECTION = 0x1F
 
 NATIVE_PLUGIN = "mysql_native_password"
+SHA2_PLUGIN = "caching_sha2_password"  # MySQL 8's default; here always without a cached entry (full auth)
 
 # SQLSTATE of the errors this server produces or that deny= commonly simulates.
 SQLSTATE = {
@@ -308,6 +310,13 @@ def lenenc_str(b: bytes) -> bytes:
     return lenenc_int(len(b)) + b
 
 
+def _rsa_key() -> Any:
+    """A fresh 2048-bit RSA key pair, as a MySQL 8 server generates at first start."""
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
 def native_password_token(password: str, salt: bytes) -> bytes:
     """mysql_native_password: SHA1(pw) XOR SHA1(salt + SHA1(SHA1(pw)))."""
     if not password:
@@ -379,6 +388,7 @@ class ReplayServer:
         fail_after_queries: int | None = None,
         deny: Mapping[str, tuple[int, str]] | None = None,
         handshake_version: str | None = None,
+        auth_plugin: str = NATIVE_PLUGIN,
     ) -> None:
         data = dict(source) if isinstance(source, Mapping) else load_set(source)
         self.name: str = data.get("name", "custom")
@@ -393,6 +403,11 @@ class ReplayServer:
         self.deny = [(re.compile(k, re.IGNORECASE | re.DOTALL), v) for k, v in (deny or {}).items()]
         self.version = self.variables.get("version", "8.0.36")
         self.handshake_version = handshake_version or _handshake_version(self.version)
+        if auth_plugin not in (NATIVE_PLUGIN, SHA2_PLUGIN):
+            raise ValueError(f"auth_plugin must be {NATIVE_PLUGIN} or {SHA2_PLUGIN}")
+        self.auth_plugin = auth_plugin
+        self.rsa_key: Any = _rsa_key() if auth_plugin == SHA2_PLUGIN else None
+        self.full_auths = 0  # caching_sha2_password logins that sent the password RSA-encrypted
 
         self.queries: list[str] = []
         self.unhandled: list[str] = []
@@ -684,7 +699,7 @@ class _Session:
             + b"\x00" * 10
             + salt[8:]
             + b"\x00"
-            + NATIVE_PLUGIN.encode()
+            + self.srv.auth_plugin.encode()
             + b"\x00"
         )
         self.seq = 0
@@ -724,14 +739,18 @@ class _Session:
             end = packet.find(b"\x00", pos)
             end = len(packet) if end < 0 else end
             plugin = packet[pos:end].decode("utf-8", "replace") or NATIVE_PLUGIN
-        if plugin != NATIVE_PLUGIN:
-            # Ask the client to switch to mysql_native_password with a fresh salt.
+        want = self.srv.auth_plugin
+        if plugin != want:
+            # Ask the client to switch to the server's plugin with a fresh salt.
             salt = bytes(secrets.choice(range(1, 128)) for _ in range(20))
-            self.write_packet(b"\xfe" + NATIVE_PLUGIN.encode() + b"\x00" + salt + b"\x00")
+            self.write_packet(b"\xfe" + want.encode() + b"\x00" + salt + b"\x00")
             auth = self.read_packet()
         self.user = user
-        expected = native_password_token(self.srv.password, salt)
-        if user != self.srv.user or auth != expected:
+        if want == SHA2_PLUGIN:
+            ok = user == self.srv.user and self.sha2_full_auth(auth, salt)
+        else:
+            ok = user == self.srv.user and auth == native_password_token(self.srv.password, salt)
+        if not ok:
             used = "YES" if auth else "NO"
             self.send_err(
                 1045, f"Access denied for user '{user}'@'{self.peer_host}' (using password: {used})"
@@ -739,6 +758,34 @@ class _Session:
             return False
         self.send_ok()
         return True
+
+    def sha2_full_auth(self, scramble: bytes, salt: bytes) -> bool:
+        """caching_sha2_password without a cached entry, over a connection without TLS: tell the
+        client to perform full authentication, send the RSA public key it asks for, and check the
+        password it sends encrypted with it (RSA-OAEP; the password + NUL XOR-ed with the salt)."""
+        if not self.srv.password:
+            return scramble == b""
+        self.write_packet(b"\x01\x04")  # perform_full_authentication
+        request = self.read_packet()
+        if request != b"\x02":  # the client must ask for the public key: no TLS, no key configured
+            return False
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import padding
+
+        key = self.srv.rsa_key
+        pem = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                            serialization.PublicFormat.SubjectPublicKeyInfo)
+        self.write_packet(b"\x01" + pem)
+        encrypted = self.read_packet()
+        try:
+            plain = key.decrypt(encrypted, padding.OAEP(mgf=padding.MGF1(hashes.SHA1()), algorithm=hashes.SHA1(),
+                                                        label=None))
+        except ValueError:
+            return False
+        password = bytes(b ^ salt[i % len(salt)] for i, b in enumerate(plain))
+        with self.srv._lock:
+            self.srv.full_auths += 1
+        return password == self.srv.password.encode("utf-8") + b"\x00"
 
     # ------------------------------------------------------------------ commands
 

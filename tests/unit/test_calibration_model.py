@@ -18,7 +18,7 @@ from advisor.rules.engine import fact_view
 from advisor.rules.facts import Unknown
 from advisor.snapshot import (Calibration, ClientFacts, Distribution, FlushProbe, OnOff, Route, SortProbe, StreamProbe,
                               Target, TlsProbe, WriteProbe, Snapshot, load_snapshot)
-from tests.support.cli import assert_one_paragraph_error, run_cli
+from tests.support.cli import assert_one_paragraph_error, invoke
 
 
 def _snapshot(route: Route | None = None, **cal_kw) -> Snapshot:
@@ -149,6 +149,28 @@ def test_plan_runs_commit_only_when_asked():
     assert plan("full", True)[-1] == "commit"
 
 
+def test_plan_keeps_the_selected_probes_in_order():
+    assert plan("full", False, ["fsync", "rtt"]) == ["rtt", "fsync"]
+    assert plan("full", True, ["commit"]) == ["commit"]
+    assert plan("full", False, ["commit"]) == []  # commit without --write-probe never runs (the CLI refuses it)
+    assert plan("light", False, ["sort"]) == ["rtt"]  # light is round trips only
+
+
+def test_a_probe_without_enough_budget_says_how_much_it_had():
+    import time
+
+    from advisor.collect.calibrate import ProbeSkipped, time_left
+
+    assert time_left(time.monotonic() + 60, 0.3, "the stream probe") > 59
+    with pytest.raises(ProbeSkipped) as e:
+        time_left(time.monotonic() - 5, 0.3, "the stream probe")
+    assert e.value.reason == "the calibration budget left 0.00 s for the stream probe, which needs at least 0.3 s"
+    with pytest.raises(ValueError, match="unknown calibration probe"):
+        from advisor.collect.calibrate import run_calibration
+
+        run_calibration(None, None, probes=["flush"])  # type: ignore[arg-type]
+
+
 def test_statement_guard_is_read_only_unless_writing_is_asked():
     for ok in ("SELECT 1", "WITH RECURSIVE d(n) AS (SELECT 0) SELECT n FROM d",
                "SET SESSION sort_buffer_size = 262144", "SET SESSION sort_buffer_size = DEFAULT"):
@@ -189,20 +211,23 @@ def test_progress_only_on_a_terminal():
      "--calibrate-seconds 0.2 is out of range"),
     (["audit", "--host", "127.0.0.1", "--port", "9", "--no-defaults", "--no-calibrate", "--write-probe"],
      "--no-calibrate skips calibration"),
+    (["calibrate", "--probe", "commit", "--host", "127.0.0.1", "--port", "9", "--no-defaults"],
+     "--probe commit measures commits with single-row inserts, which only --write-probe allows"),
+    (["calibrate", "--probe", "flush", "--host", "127.0.0.1", "--port", "9", "--no-defaults"], "'flush' is not one of"),
 ])
 def test_cli_usage_errors_exit_2(args, words):
-    p = run_cli(*args)
+    p = invoke(*args)
     assert p.returncode == 2, p.stderr
     assert_one_paragraph_error(p.stderr)
     assert words in p.stderr
 
 
 def test_calibrate_help_lists_the_options():
-    p = run_cli("calibrate", "--help")
+    p = invoke("calibrate", "--help")
     assert p.returncode == 0
-    for opt in ("--calibrate-seconds", "--write-probe", "--format", "--save-snapshot", "--ssl-mode"):
+    for opt in ("--calibrate-seconds", "--write-probe", "--probe", "--format", "--save-snapshot", "--ssl-mode"):
         assert opt in p.stdout
-    p = run_cli("audit", "--help")
+    p = invoke("audit", "--help")
     for opt in ("--calibrate", "--no-calibrate", "--calibrate-seconds", "--write-probe"):
         assert opt in p.stdout
 

@@ -1,7 +1,7 @@
 """Rendering the checklist: golden files (tests/golden/checklist/*.md, *.json), the Markdown is a real
 checklist (parsed with markdown-it-py), and the template holds no logic and fails on undefined values.
 
-Regenerate the golden files only on purpose:  ADVISOR_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/unit/test_checklist_render.py
+Regenerate the golden files only on purpose:  python3 -m pytest tests/unit/test_checklist_render.py --update-golden
 The golden cases use the five seed rules only (GOLDEN_RULES), so rules added to the catalogue later do
 not change them; test_checklist_rules.py covers every rule.
 """
@@ -9,7 +9,6 @@ not change them; test_checklist_rules.py covers every rule.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -29,7 +28,6 @@ from advisor.sysbench import LocalSysbench, parse_command
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "checklist"
 INPUTS = GOLDEN / "inputs"
-UPDATE = os.environ.get("ADVISOR_UPDATE_GOLDEN") == "1"
 GOLDEN_RULES = ("network-route-slow-link", "nvme-client-no-plp", "redo-log-undersized", "sort-buffer-oversized",
                 "tls-in-use")
 DEBIAN = LocalSysbench(path="/usr/bin/sysbench", version="1.0.20", library="libmariadb",
@@ -79,24 +77,22 @@ def _normalised_json(cl) -> str:
     return json.dumps(d, indent=2, ensure_ascii=False) + "\n"
 
 
-def _check(path: Path, text: str) -> None:
-    if UPDATE:
-        path.write_text(text, encoding="utf-8")
-        return
-    assert path.exists(), f"{path} is missing; create it with ADVISOR_UPDATE_GOLDEN=1"
-    want = path.read_text(encoding="utf-8")
-    assert text == want, (f"{path.name} differs from the rendered checklist; if the change is intended, "
-                          "regenerate with ADVISOR_UPDATE_GOLDEN=1 and review the diff")
+JSON_CASES = ("default-acceptance", "pingcap-guide-config")
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_golden_markdown(case):
-    _check(GOLDEN / f"{case}.md", render_markdown(make(case)))
+def test_golden_markdown(case, golden):
+    golden.check(GOLDEN / f"{case}.md", render_markdown(make(case)))
 
 
-@pytest.mark.parametrize("case", ["default-acceptance", "pingcap-guide-config"])
-def test_golden_json(case):
-    _check(GOLDEN / f"{case}.json", _normalised_json(make(case)))
+@pytest.mark.parametrize("case", JSON_CASES)
+def test_golden_json(case, golden):
+    golden.check(GOLDEN / f"{case}.json", _normalised_json(make(case)))
+
+
+def test_no_stale_golden_files(golden):
+    golden.stale([*GOLDEN.glob("*.md"), *GOLDEN.glob("*.json")],
+                 [GOLDEN / "README.md"] + [GOLDEN / f"{c}.md" for c in CASES] + [GOLDEN / f"{c}.json" for c in JSON_CASES])
 
 
 # ---------------------------------------------------------------- the Markdown is a checklist

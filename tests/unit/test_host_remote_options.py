@@ -12,7 +12,7 @@ from advisor.collect.host import load_host_facts_file, server_dirs, pid_file
 from advisor.collect.host_parse import parse_host
 from advisor.collect.ssh import _ssh_failure, gatherer_source, remote_args, ssh_command
 from advisor.errors import InvalidInputError, UsageError
-from tests.support.cli import assert_one_paragraph_error, run_cli
+from tests.support.cli import assert_one_paragraph_error, invoke
 
 HOSTS = Path(__file__).resolve().parents[1] / "fixtures" / "hosts"
 
@@ -70,7 +70,7 @@ def test_server_dirs_and_pid_file():
 
 def test_host_facts_only_file_round_trip(tmp_path):
     out = tmp_path / "host.json"
-    p = run_cli("collect", "--host-facts-only", "--sysroot", str(HOSTS / "seed-003-pm981"), "--format", "json",
+    p = invoke("collect", "--host-facts-only", "--sysroot", str(HOSTS / "seed-003-pm981"), "--format", "json",
                 "-o", str(out))
     assert p.returncode == 0, p.stderr
     doc = json.loads(out.read_text())
@@ -93,13 +93,13 @@ def test_bad_host_facts_files_exit_4(tmp_path, content, word):
 
 
 def test_cli_usage_errors():
-    p = run_cli("collect", "--host-facts-only", "--host", "db1")
+    p = invoke("collect", "--host-facts-only", "--host", "db1")
     assert p.returncode == 2 and "takes no --host" in p.stderr
     assert_one_paragraph_error(p.stderr)
-    p = run_cli("audit", "--demo", "--sysroot", "/")
+    p = invoke("audit", "--demo", "--sysroot", "/")
     assert p.returncode == 2
     assert_one_paragraph_error(p.stderr)
-    p = run_cli("collect", "--format", "yaml")
+    p = invoke("collect", "--format", "yaml")
     assert p.returncode == 2
-    p = run_cli("collect", "--host-facts-only", "--sysroot", "/no/such/dir")
+    p = invoke("collect", "--host-facts-only", "--sysroot", "/no/such/dir")
     assert p.returncode == 2 and "--sysroot /no/such/dir is not a directory" in p.stderr

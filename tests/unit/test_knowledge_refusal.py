@@ -6,9 +6,6 @@ MariaDB 10.11."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from advisor import knowledge as K
@@ -19,6 +16,7 @@ from advisor.rules.loader import load_rules, parse_rule
 from advisor.rules.schema import Example
 from advisor.versions import Version
 from advisor.knowledge import default_catalogue
+from tests.support.cli import invoke
 
 RULE = """
 id = "test-{name}"
@@ -131,13 +129,11 @@ def test_audit_refuses_rule_dir(tmp_path, variable, value, target):
     d = tmp_path / "myrules"
     d.mkdir()
     (d / f"test-{variable.replace('_', '-')}.toml").write_text(rule_text(variable, value, target))
-    p = subprocess.run([sys.executable, "-m", "advisor", "audit", "--demo", "--rules", str(d)],
-                       capture_output=True, text=True, timeout=60)
+    p = invoke("audit", "--demo", "--rules", str(d))
     assert p.returncode == 4, p.stderr
     assert p.stdout == ""
     err = p.stderr.strip()
     assert err.startswith("advisor: error: ") and "Traceback" not in err
     assert f"{variable} does not exist on" in err and "Tip:" in err
-    lint = subprocess.run([sys.executable, "-m", "advisor", "rules", "lint", str(d)],
-                          capture_output=True, text=True, timeout=60)
+    lint = invoke("rules", "lint", str(d))
     assert lint.returncode == 4 and f"{variable} does not exist on" in lint.stderr

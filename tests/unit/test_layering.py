@@ -32,17 +32,22 @@ PKG = SRC / "advisor"
 
 # Lowest first. A module may import modules of its own floor and of the floors below it.
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("advisor", "advisor.errors", "advisor.units", "advisor.versions", "advisor.measure")),
+    ("base", ("advisor", "advisor.errors", "advisor.units", "advisor.versions", "advisor.measure", "advisor.histogram")),
     ("model", ("advisor.snapshot", "advisor.sysbench", "advisor.knowledge.schema", "advisor.knowledge.defaults",
-               "advisor.knowledge.catalogue", "advisor.knowledge.rulecheck", "advisor.data")),
-    ("core", ("advisor.rules", "advisor.report", "advisor.checklist", "advisor.mycnf")),
+               "advisor.knowledge.catalogue", "advisor.knowledge.rulecheck", "advisor.knowledge.values",
+               "advisor.knowledge.merged", "advisor.knowledge.plain", "advisor.data")),
+    ("core", ("advisor.rules", "advisor.report", "advisor.checklist", "advisor.mycnf",
+              # watch: the series' facts and the sysbench-output parser are judgements over data handed in
+              "advisor.watch.model", "advisor.watch.facts", "advisor.watch.sysbench_out")),
     ("edge", ("advisor.cache", "advisor.knowledge", "advisor.rules.loader", "advisor.rules.lint", "advisor.collect",
               "advisor.mycnf.cnf", "advisor.mycnf.verify", "advisor.mycnf.validate", "advisor.mycnf.trial",
-              "advisor.dumps")),            # advisor.dumps: reading a dump into a Snapshot is a collector
+              "advisor.dumps",  # reading a dump into a Snapshot is a collector
+              # watch: loading the verdicts, and sampling a server and its hosts
+              "advisor.watch.verdicts", "advisor.watch.procfs", "advisor.watch.counters", "advisor.watch.sampler",
+              "advisor.watch.server", "advisor.watch.hosts", "advisor.watch.hostsetup", "advisor.watch.command")),
     ("orchestration", ("advisor.api", "advisor.fleet",
-                       "advisor.watch")),   # advisor.watch: sampling over time; its verdicts belong in the core
-    # (advisor.rules), its output in advisor.render
-    ("render", ("advisor.render",)),
+                       "advisor.watch")),  # a watch session: audit at the start, sample, judge
+    ("render", ("advisor.render", "advisor.schemas", "advisor.watch.docs", "advisor.watch.render")),
     ("cli", ("advisor.cli", "advisor.commands", "advisor.__main__")),
 ]
 
@@ -50,7 +55,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
 CORE = ("advisor.rules", "advisor.knowledge.catalogue", "advisor.knowledge.schema", "advisor.knowledge.defaults",
         "advisor.knowledge.rulecheck", "advisor.measure", "advisor.sysbench", "advisor.checklist", "advisor.report",
         "advisor.snapshot", "advisor.units", "advisor.versions", "advisor.mycnf.model", "advisor.mycnf.plan",
-        "advisor.mycnf.compare", "advisor.mycnf.profile")
+        "advisor.mycnf.compare", "advisor.mycnf.profile", "advisor.knowledge.values", "advisor.knowledge.merged",
+        "advisor.watch.model", "advisor.watch.facts", "advisor.watch.sysbench_out")
 NOT_CORE = ("advisor.rules.loader", "advisor.rules.lint")
 # What the core must not reach: I/O modules of advisor and of the standard library, drivers, clocks.
 CORE_FORBIDDEN = ("advisor.collect", "advisor.cache", "advisor.api", "advisor.fleet", "advisor.render",
@@ -149,8 +155,8 @@ def _under(name: str, prefixes: tuple[str, ...]) -> bool:
 def floor_of(name: str) -> int | None:
     best, best_len = None, -1
     for i, (_, prefixes) in enumerate(FLOORS):
-        for p in prefixes:
-            if (name == p or name.startswith(p + ".")) and len(p) > best_len:
+        for p in prefixes:  # "advisor" itself is the package's __init__, not a prefix of every module
+            if (name == p or (p != "advisor" and name.startswith(p + "."))) and len(p) > best_len:
                 best, best_len = i, len(p)
     return best
 

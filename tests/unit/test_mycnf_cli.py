@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.support.cli import assert_one_paragraph_error, run_cli
+from tests.support.cli import assert_one_paragraph_error, invoke
 
 PROFILE = ["mycnf", "--profile", "--ram", "64G", "--cores", "16", "--disk", "nvme-plp", "--flavor", "mysql"]
 
@@ -17,25 +17,25 @@ def settings(text: str) -> dict[str, str]:
 
 
 def test_acceptance_profile_commands():
-    p = run_cli(*PROFILE, "--version", "8.0.36", "--workload", "oltp")
+    p = invoke(*PROFILE, "--version", "8.0.36", "--workload", "oltp")
     assert p.returncode == 0, p.stderr
     s = settings(p.stdout)
     assert "innodb_redo_log_capacity" in s and "innodb_log_file_size" not in s
-    p = run_cli(*PROFILE, "--version", "8.0.20", "--workload", "oltp")
+    p = invoke(*PROFILE, "--version", "8.0.20", "--workload", "oltp")
     s = settings(p.stdout)
     assert "innodb_log_file_size" in s and "innodb_redo_log_capacity" not in s
-    p = run_cli("mycnf", "--profile", "--ram", "64G", "--cores", "16", "--disk", "nvme-plp", "--flavor", "mariadb",
+    p = invoke("mycnf", "--profile", "--ram", "64G", "--cores", "16", "--disk", "nvme-plp", "--flavor", "mariadb",
                 "--version", "10.11", "--workload", "oltp")
     assert p.returncode == 0 and "innodb_log_files_in_group" not in p.stdout
 
 
 def test_output_file_and_modes(tmp_path):
     out = tmp_path / "99-advisor.cnf"
-    p = run_cli("mycnf", "--demo", "--purpose", "benchmark", "-o", str(out))
+    p = invoke("mycnf", "--demo", "--purpose", "benchmark", "-o", str(out))
     assert p.returncode == 0 and p.stdout == ""
     text = out.read_text()
     assert text.startswith("# 99-advisor.cnf: a drop-in") and "[mysqld]" in text
-    full = run_cli("mycnf", "--demo", "--mode", "full").stdout
+    full = invoke("mycnf", "--demo", "--mode", "full").stdout
     assert "the complete tuning configuration" in full and "kept; unchanged" in full
     assert len(settings(full)) > len(settings(text))
 
@@ -45,9 +45,9 @@ def test_stated_host_facts_fill_in_a_snapshot_without_host(tmp_path):
     snap["host"] = None
     f = tmp_path / "s.json"
     f.write_text(json.dumps(snap))
-    without = run_cli("mycnf", "--snapshot", str(f)).stdout
+    without = invoke("mycnf", "--snapshot", str(f)).stdout
     assert "memory: unknown" in without and "innodb_buffer_pool_size =" not in without
-    stated = run_cli("mycnf", "--snapshot", str(f), "--ram", "256G", "--disk", "ssd").stdout
+    stated = invoke("mycnf", "--snapshot", str(f), "--ram", "256G", "--disk", "ssd").stdout
     assert "memory: 256 GiB RAM (--ram --disk given on the command line)" in stated
     assert "innodb_buffer_pool_size = 192G" in stated
 
@@ -70,7 +70,7 @@ def _demo_path() -> str:
      "tape"),
 ])
 def test_usage_errors_exit_2_with_one_paragraph(args, needle):
-    p = run_cli(*args)
+    p = invoke(*args)
     assert p.returncode == 2, p.stdout + p.stderr
     assert_one_paragraph_error(p.stderr)
     assert needle in p.stderr
@@ -81,24 +81,24 @@ def test_tidb_snapshot_is_refused(tmp_path):
     snap["target"]["flavor"] = "tidb"
     f = tmp_path / "tidb.json"
     f.write_text(json.dumps(snap))
-    p = run_cli("mycnf", "--snapshot", str(f))
+    p = invoke("mycnf", "--snapshot", str(f))
     assert p.returncode == 2 and "tidb.toml" in p.stderr
     assert_one_paragraph_error(p.stderr)
 
 
 def test_validate_catalogue_only(tmp_path):
     good = tmp_path / "good.cnf"
-    good.write_text(run_cli(*PROFILE, "--version", "8.0.36").stdout)
-    p = run_cli("mycnf", "--validate", str(good), "--flavor", "mysql", "--version", "8.0.36", "--no-server-check",
+    good.write_text(invoke(*PROFILE, "--version", "8.0.36").stdout)
+    p = invoke("mycnf", "--validate", str(good), "--flavor", "mysql", "--version", "8.0.36", "--no-server-check",
                 "--ram", "64G")
     assert p.returncode == 0, p.stdout + p.stderr
     assert "valid: 0 problem(s)" in p.stdout and "of the 64 GiB memory limit: within the limit" in p.stdout
     # the same file for MySQL 8.0.20 names a variable that does not exist there
-    p = run_cli("mycnf", "--validate", str(good), "--flavor", "mysql", "--version", "8.0.20", "--no-server-check")
+    p = invoke("mycnf", "--validate", str(good), "--flavor", "mysql", "--version", "8.0.20", "--no-server-check")
     assert p.returncode == 1
     assert "innodb_redo_log_capacity does not exist on mysql 8.0.20" in p.stdout
     # and for a 16 GiB machine its 48G buffer pool exceeds the memory
-    p = run_cli("mycnf", "--validate", str(good), "--flavor", "mysql", "--version", "8.0.36", "--no-server-check",
+    p = invoke("mycnf", "--validate", str(good), "--flavor", "mysql", "--version", "8.0.36", "--no-server-check",
                 "--ram", "16G")
     assert p.returncode == 1 and "EXCEEDS the limit" in p.stdout
 
@@ -107,14 +107,14 @@ def test_validate_problems_and_input_errors(tmp_path):
     bad = tmp_path / "bad.cnf"
     bad.write_text("[mysqld]\nquery_cache_size = 0\nsort_buffer_size = lots\ninnodb_flush_method = O_DIRECT\n"
                    "innodb_flush_method = fsync\n")
-    p = run_cli("mycnf", "--validate", str(bad), "--flavor", "mysql", "--version", "8.0.36", "--no-server-check")
+    p = invoke("mycnf", "--validate", str(bad), "--flavor", "mysql", "--version", "8.0.36", "--no-server-check")
     assert p.returncode == 1
     assert "query_cache_size does not exist on mysql 8.0.36: removed in mysql 8.0.3" in p.stdout
     assert "takes a number" in p.stdout and "the last one wins" in p.stdout
-    p = run_cli("mycnf", "--validate", str(tmp_path / "missing.cnf"), "--flavor", "mysql", "--version", "8.0.36")
+    p = invoke("mycnf", "--validate", str(tmp_path / "missing.cnf"), "--flavor", "mysql", "--version", "8.0.36")
     assert p.returncode == 4
     assert_one_paragraph_error(p.stderr)
-    p = run_cli("mycnf", "--validate", str(bad), "--flavor", "mysql")
+    p = invoke("mycnf", "--validate", str(bad), "--flavor", "mysql")
     assert p.returncode == 2
 
 
@@ -123,12 +123,12 @@ def test_verify_against_a_snapshot_normalises_units(tmp_path):
     # the demo server's values, written the way a my.cnf would: sizes with suffixes, booleans as words
     cnf.write_text("[mysqld]\nsort_buffer_size = 32M\ninnodb_buffer_pool_size = 64G\nmax_connections = 2000\n"
                    "skip-name-resolve\ninnodb_file_per_table = 1\nuser = mysql\n")
-    p = run_cli("verify", "--snapshot", _demo_path(), "--cnf", str(cnf))
+    p = invoke("verify", "--snapshot", _demo_path(), "--cnf", str(cnf))
     assert p.returncode == 0, p.stdout + p.stderr
     assert "5 applied, 0 differ, 1 not applicable" in p.stdout
     changed = tmp_path / "changed.cnf"
     changed.write_text("[mysqld]\nsort_buffer_size = 256K\ninnodb_log_file_size = 1G\n")
-    p = run_cli("verify", "--snapshot", _demo_path(), "--cnf", str(changed), "--format", "json")
+    p = invoke("verify", "--snapshot", _demo_path(), "--cnf", str(changed), "--format", "json")
     assert p.returncode == 1
     r = json.loads(p.stdout)
     assert r["summary"] == {"applied": 0, "differs": 2, "not_applicable": 0}
@@ -138,17 +138,17 @@ def test_verify_against_a_snapshot_normalises_units(tmp_path):
 
 
 def test_verify_input_errors(tmp_path):
-    p = run_cli("verify", "--snapshot", _demo_path(), "--cnf", str(tmp_path / "nope.cnf"))
+    p = invoke("verify", "--snapshot", _demo_path(), "--cnf", str(tmp_path / "nope.cnf"))
     assert p.returncode == 4
     assert_one_paragraph_error(p.stderr)
     client_only = tmp_path / "client.cnf"
     client_only.write_text("[client]\nuser = x\n")
-    p = run_cli("verify", "--snapshot", _demo_path(), "--cnf", str(client_only))
+    p = invoke("verify", "--snapshot", _demo_path(), "--cnf", str(client_only))
     assert p.returncode == 4 and "sets no option in a group the server reads" in p.stderr
 
 
 def test_help_lists_the_commands():
-    p = run_cli("--help")
+    p = invoke("--help")
     assert "mycnf" in p.stdout and "verify" in p.stdout
-    p = run_cli("mycnf", "--help", env={"COLUMNS": "200", "TERMINAL_WIDTH": "200"})
+    p = invoke("mycnf", "--help", env={"COLUMNS": "200", "TERMINAL_WIDTH": "200"})
     assert "--allow-unsafe-durability" in p.stdout and "--validate" in p.stdout

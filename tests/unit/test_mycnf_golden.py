@@ -1,6 +1,6 @@
 """Golden files for the seed scenarios and hardware profiles (tests/golden/mycnf/*.cnf).
 
-Regenerate only on purpose: ADVISOR_UPDATE_GOLDEN=1 python -m pytest tests/unit/test_mycnf_golden.py
+Regenerate only on purpose: python3 -m pytest tests/unit/test_mycnf_golden.py --update-golden
 The seed scenarios: the bundled demo snapshot (seed 000) and a throwaway mariadbd with the seed's
 pitfalls (sort_buffer_size=32M, innodb_log_file_size=48M, 128M buffer pool), recorded in
 tests/fixtures/mycnf/ by tests/integration/test_mycnf_live.py.
@@ -8,7 +8,6 @@ tests/fixtures/mycnf/ by tests/integration/test_mycnf_live.py.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Callable
@@ -67,18 +66,12 @@ CASES: dict[str, Callable[[], str]] = {
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_golden(name):
-    path = GOLDEN / f"{name}.cnf"
-    text = CASES[name]()
-    if os.environ.get("ADVISOR_UPDATE_GOLDEN") == "1":
-        GOLDEN.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    assert path.exists(), f"{path} is missing; generate it with ADVISOR_UPDATE_GOLDEN=1"
-    assert text == path.read_text(), f"{path.name} differs from the generated file; review and regenerate with ADVISOR_UPDATE_GOLDEN=1"
+def test_golden(name, golden):
+    golden.check(GOLDEN / f"{name}.cnf", CASES[name]())
 
 
-def test_no_stale_golden_files():
-    assert {p.stem for p in GOLDEN.glob("*.cnf")} == set(CASES)
+def test_no_stale_golden_files(golden):
+    golden.stale(GOLDEN.glob("*.cnf"), [GOLDEN / f"{name}.cnf" for name in CASES])
 
 
 SETTING = re.compile(r"^([a-z0-9_]+) = (\S.*)$")

@@ -1,46 +1,33 @@
-"""Generated pages (advisor.render.pages): every page of every entry kind, the indexes and the rule
-reference match docs/, nothing stale is left there, and `advisor explain ID` prints the page.
+"""Generated pages (advisor.render.pages): every page of every entry kind, the indexes, the rule
+reference and the watch verdicts' pages match docs/, nothing stale is left there, and `advisor
+explain ID` prints the page.
 
-Regenerate on purpose: ADVISOR_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/unit/test_pages.py
-(or `python -m advisor.render.pages`), then review the diff.
+Regenerate on purpose: `python3 -m pytest --update-golden` (or `python -m advisor.render.pages docs`),
+then review the diff.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from advisor.render.pages import pages
-from advisor.rules.entries import KINDS
+from advisor.render.pages import PAGE_DIRS, all_pages
 from advisor.rules.loader import load_entries
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-UPDATE = os.environ.get("ADVISOR_UPDATE_GOLDEN") == "1"
-PAGES = pages(load_entries())
+PAGES = all_pages(load_entries())
 
 
 @pytest.mark.parametrize("rel", sorted(PAGES))
-def test_page_is_current(rel):
-    path = DOCS / rel
-    if UPDATE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(PAGES[rel], encoding="utf-8")
-    assert path.is_file(), f"missing {path}; regenerate with ADVISOR_UPDATE_GOLDEN=1 (or python -m advisor.render.pages)"
-    assert path.read_text(encoding="utf-8") == PAGES[rel], \
-        f"{path} is stale; regenerate with ADVISOR_UPDATE_GOLDEN=1 (or python -m advisor.render.pages)"
+def test_page_is_current(rel, golden):
+    golden.check(DOCS / rel, PAGES[rel])
 
 
-def test_no_stale_pages():
-    on_disk = {f"{k.plural}/{p.name}" for k in KINDS.values() for p in (DOCS / k.plural).glob("*.md")}
-    if UPDATE:
-        for rel in on_disk - set(PAGES):
-            (DOCS / rel).unlink()
-        on_disk &= set(PAGES)
-    assert on_disk == set(PAGES)
+def test_no_stale_pages(golden):
+    golden.stale([p for d in PAGE_DIRS for p in (DOCS / d).glob("*.md")], [DOCS / rel for rel in PAGES])
 
 
 def test_pages_have_the_sections_of_their_kind():
@@ -59,7 +46,8 @@ def test_pages_have_the_sections_of_their_kind():
 @pytest.mark.parametrize("entry_id,rel", [("log-buffer-small", "rules/log-buffer-small.md"),
                                           ("flush-method-fsync", "rules/flush-method-fsync.md"),
                                           ("sizing.redo-capacity", "sizers/sizing.redo-capacity.md"),
-                                          ("sysbench-tls", "checks/sysbench-tls.md")])
+                                          ("sysbench-tls", "checks/sysbench-tls.md"),
+                                          ("network-bound", "watch/network-bound.md")])
 def test_explain_prints_the_page(entry_id, rel):
     p = subprocess.run([sys.executable, "-m", "advisor", "explain", entry_id], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr

@@ -34,6 +34,17 @@ class ProbeSkipped(Exception):
         self.reason = reason
 
 
+def time_left(deadline: float, need_s: float, what: str) -> float:
+    """Seconds left before `deadline`; raises ProbeSkipped, naming what was left and what `what` needs,
+    when that is less than `need_s`. Probes call it after their not-applicable checks, so a probe that
+    could never run says so even when the budget is gone."""
+    left = deadline - time.monotonic()
+    if left < need_s:
+        raise ProbeSkipped(f"the calibration budget left {max(left, 0.0):.2f} s for {what}, "
+                           f"which needs at least {need_s:g} s")
+    return left
+
+
 def check_statement(sql: str, write: bool = False) -> str:
     """Guard: the probes only send read-only statements and a session SET, plus, for the opt-in
     write probe, statements on its own scratch schema."""
@@ -255,7 +266,7 @@ def query_samples(ctx: ProbeContext, conn: Any, deadline: float, max_samples: in
     out: list[float] = []
     sql = check_statement("SELECT 1")
     try:
-        while len(out) < max_samples and time.monotonic() < deadline:
+        while len(out) < max_samples and (time.monotonic() < deadline or not out):  # one query at least
             t = time.perf_counter()
             cur.execute(sql)
             cur.fetchall()

@@ -17,18 +17,17 @@ from advisor.errors import CollectionError
 from advisor.snapshot import Distribution, FlushProbe, SortProbe, StreamProbe, WriteProbe
 from advisor.collect.calibrate_base import (ProbeSkipped, StreamChunk, ProbeContext, close_conn, error_text, force_close, is_gone,
                                             query_samples, chunk_rate, stream_chunk, stream_loop, check_statement,
-                                            deferred_signals)
+                                            deferred_signals, time_left)
 
 
 
 # ---------------------------------------------------------------- probes
 
 def probe_rtt(ctx: ProbeContext, deadline: float) -> None:
+    time_left(deadline, 0.02, "round trips")
     cap = 200 if ctx.cal.mode == "light" else 2000
     samples = query_samples(ctx, ctx.conn, deadline, cap + 1, "round trips")
     samples = samples[1:] if len(samples) > 1 else samples  # the first one may pay for cold caches
-    if not samples:
-        raise ProbeSkipped("no time was left in the budget for round trips")
     ctx.cal.rtt_ms = Distribution(**calibrate_stats.distribution(samples))
 
 
@@ -74,9 +73,7 @@ def pick_generator(ctx: ProbeContext, conn: Any, probe: str) -> tuple[str, Strea
 def probe_stream(ctx: ProbeContext, deadline: float) -> None:
     conn = ctx.conn
     now = time.monotonic()
-    share = deadline - now
-    if share < 0.3:
-        raise ProbeSkipped("no time was left in the budget for the stream probe")
+    share = time_left(deadline, 0.3, "the stream probe")
     method, first = pick_generator(ctx, conn, "stream")
     chunks = [first]
     loop_deadline = now + share * 0.8
@@ -124,6 +121,10 @@ def probe_stream(ctx: ProbeContext, deadline: float) -> None:
             cur.close()
         if dt > 0:
             probe.server_mbytes_per_s = round(gen_rows * calibrate_stats.ROW_BYTES / dt / 1e6, 3)
+    elif rate:
+        ctx.cal.note_missing("calibration.stream.server_mbytes_per_s",
+                             f"the stream probe's share of the budget ran out ({max(left, 0.0):.2f} s left) before "
+                             "the server's row generation could be timed")
 
 
 def is_tls(sock: Any) -> Optional[bool]:
@@ -150,9 +151,7 @@ def probe_sort(ctx: ProbeContext, deadline: float) -> None:
         raise ProbeSkipped(f"sort_buffer_size is already {server_value} bytes, no larger than the probe's "
                            f"small value ({calibrate_stats.SMALL_SORT_BUFFER}); there is nothing to compare")
     conn = ctx.conn
-    share = deadline - time.monotonic()
-    if share < 0.2:
-        raise ProbeSkipped("no time was left in the budget for the sort probe")
+    share = time_left(deadline, 0.2, "the sort probe")
     chain = [ctx.generator] if ctx.generator else calibrate_stats.generator_chain(ctx.snap.target.flavor, ctx.snap.target.version)
     rows = calibrate_stats.SORT_ROWS
     cur = conn.cursor()
@@ -270,6 +269,7 @@ def probe_fsync(ctx: ProbeContext, deadline: float) -> None:
                            "and the advisor creates no files inside the datadir")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ProbeSkipped(f"{parent} (the datadir's parent directory) is not writable by this user")
+    time_left(deadline, 0.05, "the flush probe")
     fstype = _fstype(datadir)
     name = os.path.join(parent, f".advisor-fsync-{os.getpid()}-{secrets.token_hex(4)}.tmp")
     samples: list[float] = []
@@ -281,7 +281,7 @@ def probe_fsync(ctx: ProbeContext, deadline: float) -> None:
             os.pwrite(fd, block, off)
         os.fsync(fd)  # allocated and on disk: the timed flushes below change data only, no metadata
         off = 0
-        while time.monotonic() < deadline and len(samples) < 5000:
+        while (time.monotonic() < deadline or not samples) and len(samples) < 5000:  # one flush at least
             t = time.perf_counter()
             os.pwrite(fd, block, off)
             os.fdatasync(fd)
@@ -297,8 +297,6 @@ def probe_fsync(ctx: ProbeContext, deadline: float) -> None:
                 os.close(fd)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(name)
-    if not samples:
-        raise ProbeSkipped("no time was left in the budget for the flush probe")
     dist = Distribution(**calibrate_stats.distribution(samples))
     cls, reason = calibrate_stats.flush_class(dist.p50, fstype)
     ctx.cal.fsync_ms = dist
@@ -360,6 +358,7 @@ def probe_commit(ctx: ProbeContext, deadline: float) -> None:
         cur.execute(check_statement("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s"), (name,))
         if cur.fetchone()[0]:
             raise ProbeSkipped(f"schema {name} already exists; the write probe never touches a schema it did not create")
+    time_left(deadline, 0.1, "the commit probe")
     wp = WriteProbe(schema_name=name)
     ctx.cal.write_probe = wp
     thread_id = ctx.conn.thread_id()
@@ -382,7 +381,7 @@ def probe_commit(ctx: ProbeContext, deadline: float) -> None:
                 f"CREATE TABLE `{name}`.probe (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, "
                 "v VARBINARY(64) NOT NULL) ENGINE=InnoDB", write=True))
             ins = check_statement(f"INSERT INTO `{name}`.probe (v) VALUES ('advisor commit probe')", write=True)
-            while time.monotonic() < deadline and len(samples) < 5000:
+            while (time.monotonic() < deadline or len(samples) < 2) and len(samples) < 5000:  # 1 measured at least
                 t = time.perf_counter()
                 cur.execute(ins)
                 samples.append((time.perf_counter() - t) * 1000.0)
@@ -400,8 +399,6 @@ def probe_commit(ctx: ProbeContext, deadline: float) -> None:
                 # not conn_ok: interrupted, maybe during CREATE DATABASE itself; IF EXISTS covers both
                 _drop_scratch(ctx, wp, conn_ok, thread_id)
     samples = samples[1:] if len(samples) > 1 else samples
-    if not samples:
-        raise ProbeSkipped("no time was left in the budget for the commit probe")
     ctx.cal.commit_ms = Distribution(**calibrate_stats.distribution(samples))
 
 

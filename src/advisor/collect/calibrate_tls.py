@@ -10,12 +10,12 @@ from dataclasses import replace
 from typing import Any, Optional
 
 from advisor.collect import calibrate_stats
-from advisor.collect.connection import Endpoint, _ssl_args, scrub
-from advisor.snapshot import OnOff, TlsProbe
-from advisor.collect.calibrate_base import (ProbeSkipped, StreamChunk, ProbeContext, close_conn, error_text, chunk_rate, stream_chunk,
-                                            check_statement)
-
+from advisor.collect.calibrate_base import (ProbeContext, ProbeSkipped, StreamChunk, check_statement, chunk_rate,
+                                            close_conn, error_text, stream_chunk, time_left)
 from advisor.collect.calibrate_probes import is_tls, pick_generator
+from advisor.collect.connection import Endpoint, _ssl_args, scrub
+from advisor.histogram import log_histogram
+from advisor.snapshot import Histogram, OnOff, OnOffHistogram, TlsProbe
 
 
 def _tls_kwargs(ep: Endpoint, want_tls: bool) -> dict[str, Any]:
@@ -75,9 +75,7 @@ def probe_tls(ctx: ProbeContext, deadline: float) -> None:
         raise ProbeSkipped("the advisor connects over a unix socket, where TLS is not used; connect with --host "
                            "and --port to measure TLS on the network path")
     start = time.monotonic()
-    share = deadline - start
-    if share < 0.4:
-        raise ProbeSkipped("no time was left in the budget for the TLS probe")
+    share = time_left(deadline, 0.4, "the TLS probe")
     kws = {False: _tls_kwargs(ctx.ep, False), True: _tls_kwargs(ctx.ep, True)}
     errs, hs, version, cipher = _first_connections(ctx, kws)
     probe = TlsProbe(available=errs[False] is None and errs[True] is None,
@@ -90,9 +88,21 @@ def probe_tls(ctx: ProbeContext, deadline: float) -> None:
     modes = [m for m in (False, True) if errs[m] is None]
     if not probe.available:
         probe.reason = _tls_reasons(ctx, errs[False], errs[True])
-    q_rounds, q_count = _query_rounds(ctx, kws, modes, hs, start, share)
-    chunks = _interleaved_streams(ctx, kws, modes, deadline)
+    q_rounds, q_count, q_all = _query_rounds(ctx, kws, modes, hs, start, share)
+    chunks, method = _interleaved_streams(ctx, kws, modes, deadline)
     _summarise(probe, errs, modes, hs, q_rounds, q_count, chunks)
+    probe.handshake_histogram = OnOffHistogram(**{k: Histogram(**log_histogram(hs[m])) if hs[m] else None
+                                                  for k, m in (("on", True), ("off", False))})
+    probe.query_histogram = OnOffHistogram(**{k: Histogram(**log_histogram(q_all[m])) if q_all[m] else None
+                                              for k, m in (("on", True), ("off", False))})
+    if not all(q_rounds[m] for m in modes):
+        ctx.cal.note_missing("calibration.tls.query_ms",
+                             f"the TLS probe's share of the budget ({share:.2f} s) ran out before a round of small "
+                             "queries on each side")
+    if method and not all(chunks[m] for m in modes):
+        ctx.cal.note_missing("calibration.tls.stream_mbytes_per_s",
+                             f"the TLS probe's share of the budget ({share:.2f} s) ran out before a stream query on "
+                             "each side")
 
 
 def _first_connections(ctx: ProbeContext, kws: dict[bool, dict[str, Any]]) -> tuple[Any, Any, Any, Any]:
@@ -123,8 +133,9 @@ def _first_connections(ctx: ProbeContext, kws: dict[bool, dict[str, Any]]) -> tu
 
 
 def _query_rounds(ctx: ProbeContext, kws: dict[bool, dict[str, Any]], modes: list[bool], hs: dict[bool, list[float]],
-                  start: float, share: float) -> tuple[dict[bool, list[float]], dict[bool, int]]:
-    """Handshakes and small-query latency in alternating rounds: (per-round medians, samples) per side."""
+                  start: float, share: float) -> tuple[dict[bool, list[float]], dict[bool, int], dict[bool, list[float]]]:
+    """Handshakes and small-query latency in alternating rounds: (per-round medians, samples, every
+    latency) per side."""
     # 1. Fresh connections, alternating plain / TLS: each connect is a handshake sample, then a burst of
     #    SELECT 1 on it. Where the server's thread runs relative to this process matters more than the
     #    TLS record work (a wake-up across cores costs ~10-15 us here, TLS ~4-5 us), and the server keeps
@@ -137,6 +148,7 @@ def _query_rounds(ctx: ProbeContext, kws: dict[bool, dict[str, Any]], modes: lis
     slot = share * 0.4 / (per_mode * len(modes))
     q_rounds: dict[bool, list[float]] = {False: [], True: []}
     q_count: dict[bool, int] = {False: 0, True: 0}
+    q_all: dict[bool, list[float]] = {False: [], True: []}  # every small-query latency, for the histogram
     sql = check_statement("SELECT 1")
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     r = 0
@@ -165,16 +177,17 @@ def _query_rounds(ctx: ProbeContext, kws: dict[bool, dict[str, Any]], modes: lis
                 if lat:
                     q_rounds[m].append(calibrate_stats.median(lat))  # type: ignore[arg-type]
                     q_count[m] += len(lat)
+                    q_all[m] += lat
             ctx.tick("TLS")
     finally:
         if len(cpus) > 1:
             with contextlib.suppress(OSError):
                 os.sched_setaffinity(0, set(cpus))
-    return q_rounds, q_count
+    return q_rounds, q_count, q_all
 
 
 def _interleaved_streams(ctx: ProbeContext, kws: dict[bool, dict[str, Any]], modes: list[bool],
-                         deadline: float) -> dict[bool, list[StreamChunk]]:
+                         deadline: float) -> tuple[dict[bool, list[StreamChunk]], Optional[str]]:
     # 2. Streams, interleaved chunk by chunk on one plain and one TLS connection, so that load changes on
     #    the machine hit both sides alike. The main connection serves as the side its own encryption
     #    matches; the other is the one probe connection.
@@ -182,6 +195,7 @@ def _interleaved_streams(ctx: ProbeContext, kws: dict[bool, dict[str, Any]], mod
     main_tls = bool(is_tls(getattr(ctx.conn, "_sock", None)))
     conns: dict[bool, Any] = {}
     opened: list[Any] = []
+    method: Optional[str] = None
     try:
         for m in modes:
             if m == main_tls:
@@ -207,8 +221,7 @@ def _interleaved_streams(ctx: ProbeContext, kws: dict[bool, dict[str, Any]], mod
     finally:
         for c in opened:
             close_conn(ctx, c)
-
-    return chunks
+    return chunks, method
 
 
 def _summarise(probe: TlsProbe, errs: dict[bool, Optional[str]], modes: list[bool], hs: dict[bool, list[float]],

@@ -7,7 +7,7 @@ advisor.collect.host_parse. This module holds the decisions between them.
 
 from __future__ import annotations
 
-import datetime as _dt
+from advisor.collect.clock import now_iso
 import json
 import os
 import posixpath
@@ -117,10 +117,6 @@ def decide_locality(host: Optional[str], transport: str, variables: dict[str, st
 
 
 # ---------------------------------------------------------------------- host-facts files
-
-def now_iso() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
 
 def host_facts_document(raw: dict[str, Any], facts: HostFacts) -> str:
     from advisor import __version__

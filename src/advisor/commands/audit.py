@@ -19,12 +19,13 @@ def audit(
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
     sysroot: Sysroot = None, ssh: Ssh = None, ssh_option: SshOption = None, host_facts: HostFacts = None,
-    snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Audit a saved snapshot (from `advisor collect`) instead of a live server; '-' reads standard input.")] = None,
+    snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Audit a saved snapshot (from `advisor collect` or `advisor import`) or a SHOW VARIABLES dump (tab, table, \\G, JSON, CSV, or a pt-mysql-summary / pt-stalk directory) instead of a live server; '-' reads standard input.")] = None,
+    input_format: Annotated[Optional[str], typer.Option("--input-format", help="With --snapshot: snapshot, tab, table, vertical, json or csv (default: detected).")] = None,
     demo: Annotated[bool, typer.Option("--demo", help="Audit the bundled demo snapshot (the seed-000 benchmark server).")] = False,
     purpose: PurposeOpt = Purpose.production,
     rules: RulesDirs = None,
     ignore: Ignore = None,
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default), json or markdown.", rich_help_panel=OUT)] = ReportFormat.text,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default), json, markdown, html (one self-contained file with charts), sarif (SARIF 2.1.0 for code-scanning tools) or junit (JUnit XML, one test case per rule).", rich_help_panel=OUT)] = ReportFormat.text,
     fail_on: Annotated[Optional[Severity], typer.Option("--fail-on", help="Exit 1 when a finding at or above this severity exists.", rich_help_panel=OUT)] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list passed and not-applicable rules with reasons.", rich_help_panel=OUT)] = False,
     output: OutputFile = None,
@@ -36,7 +37,7 @@ def audit(
     started = time.monotonic()
     from advisor import api
 
-    snap_in, source = given_snapshot(snapshot, demo, host, port, socket, sysroot, ssh, host_facts)
+    snap_in, source = given_snapshot(snapshot, demo, host, port, socket, sysroot, ssh, host_facts, input_format)
     progress, collection = None, None
     if snap_in is None:
         from advisor.commands.calibrate import run_progress
@@ -54,19 +55,21 @@ def audit(
     finally:
         if progress is not None:
             progress.finish()
-    write_output(render_report(a, fmt, output, verbose), output)
+    write_output(render_report(a, fmt, output, verbose, fail_on), output)
     if fail_on is not None and a.report.worst_at_least(fail_on.value):
         raise typer.Exit(1)
 
 
 def given_snapshot(snapshot: Optional[str], demo: bool, host: Any, port: Any, socket: Any, sysroot: Any, ssh: Any,
-                   host_facts: Any) -> tuple[Any, str]:
+                   host_facts: Any, input_format: Optional[str] = None) -> tuple[Any, str]:
     """(the snapshot of --snapshot or --demo, its source text), or (None, "live") for a live server."""
     from advisor import api
     from advisor.errors import UsageError
 
     if snapshot and demo:
         raise UsageError("--snapshot and --demo cannot be used together.", None)
+    if input_format and not snapshot:
+        raise UsageError("--input-format applies to --snapshot FILE.", None)
     if not (snapshot or demo):
         return None, "live"
     if host or port or socket:
@@ -76,15 +79,28 @@ def given_snapshot(snapshot: Optional[str], demo: bool, host: Any, port: Any, so
                          "facts.", "pass them to `advisor collect` when you write the snapshot.")
     if demo:
         return api.demo_snapshot(), "the bundled demo snapshot (seed 000)"
-    return api.read_snapshot_file(snapshot), f"snapshot {snapshot}"  # type: ignore[arg-type]
+    return api.read_snapshot_file(snapshot, input_format), f"snapshot {snapshot}"  # type: ignore[arg-type]
 
 
-def render_report(a: Any, fmt: ReportFormat, output: Optional[str], verbose: bool) -> str:
+def render_report(a: Any, fmt: ReportFormat, output: Optional[str], verbose: bool,
+                  fail_on: Optional[Severity] = None) -> str:
     report = a.report
     if fmt == ReportFormat.json:
         from advisor.render.report_json import render as render_json
 
         return render_json(report)
+    if fmt == ReportFormat.html:
+        from advisor.render.html import render_audit
+
+        return render_audit(report, a.snapshot)
+    if fmt == ReportFormat.sarif:
+        from advisor.render.sarif import render as render_sarif
+
+        return render_sarif([report], list(a.catalogue.rules))
+    if fmt == ReportFormat.junit:
+        from advisor.render.junit import render as render_junit
+
+        return render_junit([report], list(a.catalogue.rules), fail_on=fail_on.value if fail_on else "warning")
     from advisor.render.calibration import body_lines
 
     measured = body_lines(a.snapshot) if a.snapshot.calibration is not None else []

@@ -26,9 +26,24 @@ WriteProbe = Annotated[bool, typer.Option(
                           "to the server otherwise.", rich_help_panel=CAL)]
 
 
+class ProbeName(str, Enum):
+    rtt = "rtt"
+    stream = "stream"
+    sort = "sort"
+    tls = "tls"
+    fsync = "fsync"
+    commit = "commit"
+
+
+Probe = Annotated[Optional[list[ProbeName]], typer.Option(
+    "--probe", help="Run only this probe (repeatable: rtt, stream, sort, tls, fsync, commit); the selected probes "
+                    "share the whole budget. commit also needs --write-probe.", rich_help_panel=CAL)]
+
+
 class CalibrationFormat(str, Enum):
     text = "text"
     json = "json"
+    html = "html"
 
 
 class TerminalProgress:
@@ -69,7 +84,8 @@ def calibrate(
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     calibrate_seconds: CalibrateSeconds = 10.0,
     write_probe: WriteProbe = False,
-    fmt: Annotated[CalibrationFormat, typer.Option("--format", "-f", help="text (default) or json.", rich_help_panel=OUT)] = CalibrationFormat.text,
+    probe: Probe = None,
+    fmt: Annotated[CalibrationFormat, typer.Option("--format", "-f", help="text (default), json or html (one self-contained file with the latency histograms and the stream against the line rate).", rich_help_panel=OUT)] = CalibrationFormat.text,
     save_snapshot: Annotated[Optional[str], typer.Option("--save-snapshot", help="Also write the whole snapshot (server facts + calibration) to this file, for `advisor audit --snapshot`.", rich_help_panel=OUT)] = None,
     output: OutputFile = None,
 ) -> None:
@@ -83,7 +99,7 @@ def calibrate(
     progress = TerminalProgress.maybe()
     try:
         snap = api.calibrate(opts, budget_s=calibrate_seconds, write_probe=write_probe, progress=progress,
-                             started=started)
+                             started=started, probes=[p.value for p in probe] if probe else None)
     finally:
         if progress is not None:
             progress.finish()
@@ -93,6 +109,10 @@ def calibrate(
         from advisor.render.calibration import render_json
 
         text = render_json(snap)
+    elif fmt == CalibrationFormat.html:
+        from advisor.render.html import render_calibration
+
+        text = render_calibration(snap)
     else:
         from advisor.render.calibration import render_text
 

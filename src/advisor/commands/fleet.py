@@ -21,7 +21,7 @@ def fleet(
     purpose: PurposeOpt = Purpose.production,
     calibrate: Calibrate = None,
     calibrate_seconds: CalibrateSecondsOpt = 10.0,
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default) or json.", rich_help_panel=OUT)] = ReportFormat.text,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default), json or html.", rich_help_panel=OUT)] = ReportFormat.text,
     fail_on: Annotated[Severity | None, typer.Option("--fail-on", help="Exit 1 when any server has a finding at or above this severity, or could not be audited.", rich_help_panel=OUT)] = None,
     output: OutputFile = None,
 ) -> None:
@@ -31,8 +31,9 @@ def fleet(
     from advisor.fleet import audit_fleet, read_targets
     from advisor.render.fleet import render_json, render_text
 
-    if fmt == ReportFormat.markdown:
-        raise UsageError("fleet prints text or json.", None)
+    if fmt in (ReportFormat.markdown, ReportFormat.sarif, ReportFormat.junit):
+        raise UsageError(f"fleet prints text, json or html, not {fmt.value}.",
+                         f"audit one server with `advisor audit --format {fmt.value}`.")
     from advisor.api import calibration_mode, check_calibration_budget
 
     if calibration_mode(purpose.value, calibrate) is not None:
@@ -46,6 +47,10 @@ def fleet(
     wall = time.monotonic() - t0
     if fmt == ReportFormat.json:
         write_output(render_json(results, purpose.value, wall, jobs), output)
+    elif fmt == ReportFormat.html:
+        from advisor.render.html import render_fleet
+
+        write_output(render_fleet(results, wall, jobs), output)
     else:
         write_output(render_text(results, wall, jobs), output)
     if fail_on is not None and any(r.report is None or r.report.worst_at_least(fail_on.value) for r in results):

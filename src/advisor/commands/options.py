@@ -40,6 +40,9 @@ class ReportFormat(str, Enum):
     text = "text"
     json = "json"
     markdown = "markdown"
+    html = "html"
+    sarif = "sarif"
+    junit = "junit"
 
 
 class Severity(str, Enum):

@@ -19,9 +19,9 @@ class ListFormat(str, Enum):
 def list_rules(
     rules: RulesDirs = None,
     fmt: Annotated[ListFormat, typer.Option("--format", "-f", help="text (default) or json.")] = ListFormat.text,
-    everything: Annotated[bool, typer.Option("--all", help="Also list the sizers and the checklist checks.")] = False,
+    everything: Annotated[bool, typer.Option("--all", help="Also list the sizers, the checklist checks and the watch verdicts.")] = False,
 ) -> None:
-    """List every rule: id, severity, category, title (with --all also every sizer and checklist check)."""
+    """List every rule: id, severity, category, title (with --all also every sizer, checklist check and watch verdict)."""
     import json
 
     from advisor.rules.loader import load_entries
@@ -60,7 +60,7 @@ def explain(
                                                 "(sysbench-tls); `advisor rules list --all` lists them.")],
     rules: RulesDirs = None,
 ) -> None:
-    """Explain a rule, sizer or checklist check: what it checks, why it matters, an example, the fix, references."""
+    """Explain a rule, sizer, checklist check or watch verdict: what it checks, why, an example, the fix."""
     import difflib
 
     from advisor.errors import UsageError
@@ -72,8 +72,17 @@ def explain(
     if entry is not None:
         write_output(entry_page(entry, catalogue.variables), None)
         return
-    close = difflib.get_close_matches(rule_id, [e.id for e in catalogue.entries()], n=3)
-    raise UsageError(f"no rule, sizer or checklist check with id {rule_id!r}.",
+    from advisor.watch.verdicts import load_verdicts
+
+    verdicts = load_verdicts()
+    for v in verdicts:
+        if rule_id == v.id:
+            from advisor.watch.docs import render_verdict_doc
+
+            write_output(render_verdict_doc(v), None)
+            return
+    close = difflib.get_close_matches(rule_id, [e.id for e in catalogue.entries()] + [v.id for v in verdicts], n=3)
+    raise UsageError(f"no rule, sizer, checklist check or watch verdict with id {rule_id!r}.",
                      (f"did you mean {', '.join(close)}? " if close else "") + "`advisor rules list --all` shows every id.")
 
 
@@ -81,11 +90,14 @@ def _list_all(catalogue, as_json: bool) -> str:  # type: ignore[no-untyped-def]
     import json
 
     from advisor.rules.entries import kind_of
+    from advisor.watch.verdicts import load_verdicts
 
     rows = [(kind_of(e), e.id, e.title, e.path) for e in catalogue.entries()]
+    rows += [("verdict", v.id, v.spec.title, v.path) for v in load_verdicts()]
     if as_json:
         return json.dumps({"entries": [{"kind": k, "id": i, "title": t, "file": p} for k, i, t, p in rows]}, indent=2) + "\n"
     width = max(len(i) for _, i, _, _ in rows)
-    lines = [f"{k:<6} {i:<{width}}  {t}" for k, i, t, _ in rows]
-    counts = {k: sum(1 for r in rows if r[0] == k) for k in ("rule", "sizer", "check")}
-    return "\n".join(lines) + f"\n{counts['rule']} rules, {counts['sizer']} sizers, {counts['check']} checklist checks\n"
+    lines = [f"{k:<7} {i:<{width}}  {t}" for k, i, t, _ in rows]
+    counts = {k: sum(1 for r in rows if r[0] == k) for k in ("rule", "sizer", "check", "verdict")}
+    return "\n".join(lines) + (f"\n{counts['rule']} rules, {counts['sizer']} sizers, {counts['check']} checklist checks, "
+                               f"{counts['verdict']} watch verdicts\n")

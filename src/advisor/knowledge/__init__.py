@@ -1,18 +1,38 @@
 """The variable catalogue: per flavor and version, whether a server variable exists, its default
 (a literal, or a named formula over cpus / ram_bytes / buffer_pool_bytes), unit, scope, whether it
-is dynamic, its limits, its lifecycle (deprecated / removed / replaced by) and its sources.
+is dynamic, its limits, its lifecycle (deprecated / removed / replaced by), its risky values and its
+sources.
 
-Data: variables.toml beside this module, validated by advisor.knowledge.schema and queried through
-advisor.knowledge.catalogue.VariableCatalogue (pure; the rules engine is handed one). This module is
-the loading edge: `default_catalogue()` reads and caches the bundled data, and the module-level API
-answers from it (used at the edges and by the my.cnf pipeline; the names are stable):
+Data (beside this module, validated by advisor.knowledge.schema):
+- variables.toml: hand-curated entries, authoritative;
+- generated-mariadb.json, generated-mysql.json: every server and InnoDB variable of MariaDB 10.11
+  and MySQL 8.0 / 8.4 (and Percona Server where its captures show the variable), rebuilt offline
+  by tools/catalogue/build.py from extracts of the servers' own lists (tools/catalogue/sources/);
+- risky.toml: risky-values entries (advisor.knowledge.riskyvalues).
+Curated entries are merged over the generated ones (advisor.knowledge.merged). Outside what a
+source covers (a flavor, or for generated data a version window such as MariaDB 10.11) the answer
+is "not known" (None), never a guess.
+
+The queries live in advisor.knowledge.catalogue.VariableCatalogue (pure; the rules engine is handed
+one). This module is the loading edge: `default_catalogue()` reads and caches the bundled data, and
+the module-level API answers from it (the names are stable):
 
     exists_on(name, flavor, version)                 -> True | False | None (not known)
     default_for(name, flavor, version, cpus=None, ram_bytes=None, buffer_pool_bytes=None)
                                                      -> the default as SHOW VARIABLES prints it, or None
     info(name, flavor, version)                      -> VarSpec | None
+    unit_of(name, flavor=None, version=None)         -> 'bytes' | 'count' | 'seconds' | 'milliseconds'
+                                                        | 'microseconds' | 'float' | 'bool' | 'enum'
+                                                        | 'set' | 'string' | None (not catalogued)
     check_setting(name, value, flavor, version)      -> list of problems ([] = fine)
     is_default(name, value, flavor, version, **ctx)  -> True | False | None (not known)
+    risky(name, flavor=None, version=None, purpose=None) -> [RiskyValue-shaped entries that apply]
+    catalogue()                                      -> the merged entries (a Mapping name -> entry)
+    default_catalogue()                              -> VariableCatalogue over catalogue()
+
+The unit resolver of the renderers is the catalogue's unit: a `var.<name>` fact is formatted by the
+unit the catalogue gives (bytes as KiB/MiB/GiB, the three time units as durations, counts as plain
+numbers); a name the catalogue does not know has no unit (None) and must not be guessed.
 
 `version` is an advisor.versions.Version or a string ("8.0.36", "10.11.6-MariaDB").
 """
@@ -22,18 +42,22 @@ from __future__ import annotations
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from advisor.knowledge.catalogue import VariableCatalogue, VarSpec, VersionLike
+from advisor.knowledge.catalogue import VariableCatalogue, VarSpec, VersionLike, parse_version
+from advisor.knowledge.plain import plain
 
-__all__ = ["VarSpec", "VariableCatalogue", "catalogue", "default_catalogue", "names", "exists_on", "default_for",
-           "info", "check_setting", "is_default"]
+if TYPE_CHECKING:
+    from advisor.knowledge.merged import Catalogue
+
+__all__ = ["VarSpec", "VariableCatalogue", "catalogue", "default_catalogue", "load_catalogue", "names", "exists_on",
+           "default_for", "info", "unit_of", "check_setting", "is_default", "risky"]
 
 
 @lru_cache(maxsize=1)
 def _validated() -> dict[str, Any]:
-    """The validated catalogue; cached on disk across runs (advisor.cache): validating ~100
-    entries costs ~40 ms, unpickling them ~1 ms."""
+    """The validated curated entries; cached on disk across runs (advisor.cache): validating them
+    costs ~40 ms, unpickling them ~1 ms."""
     from importlib.resources import files
 
     from advisor.cache import cached, code_files
@@ -42,22 +66,6 @@ def _validated() -> dict[str, Any]:
     here = Path(__file__).resolve().parent
     return cached("variables", [("variables.toml", src)] + code_files(here), lambda: _build(src),
                   lambda x: isinstance(x, dict) and len(x) > 0)
-
-
-def _plain(obj: Any) -> Any:
-    """A validated entry as plain data (SimpleNamespace with the same attribute names): it
-    unpickles without importing the pydantic schema module, ~10 ms less per audit."""
-    from types import SimpleNamespace
-
-    from pydantic import BaseModel
-
-    if isinstance(obj, BaseModel):
-        return SimpleNamespace(**{k: _plain(getattr(obj, k)) for k in type(obj).model_fields})
-    if isinstance(obj, list):
-        return [_plain(x) for x in obj]
-    if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
-    return obj
 
 
 def _build(src: Any) -> dict[str, Any]:
@@ -72,15 +80,33 @@ def _build(src: Any) -> dict[str, Any]:
     out = {}
     for name, body in raw.items():
         try:
-            out[name] = _plain(VariableFile.model_validate(body))
+            out[name] = plain(VariableFile.model_validate(body))
         except Exception as e:  # a broken catalogue is a bug in the package: say which entry
             raise ValueError(f"advisor/knowledge/variables.toml: [{name}]: {e}") from None
     return out
 
 
-def catalogue() -> dict[str, Any]:
-    """name -> the validated VariableFile as plain data (same attribute names)."""
-    return _validated()
+_GENERATED = ("generated-mariadb.json", "generated-mysql.json")
+
+
+def _generated_files() -> list[dict[str, Any]]:
+    import json
+    from importlib.resources import files
+
+    return [json.loads((files("advisor.knowledge") / name).read_text(encoding="utf-8")) for name in _GENERATED]
+
+
+def load_catalogue() -> "Catalogue":
+    """The merged entries, read from the package (the curated part through the on-disk cache)."""
+    from advisor.knowledge.merged import Catalogue
+
+    return Catalogue(_validated(), _generated_files())
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> "Catalogue":
+    """name -> the merged entry as plain data (VariableFile attribute names); see merged.Catalogue."""
+    return load_catalogue()
 
 
 def names() -> list[str]:
@@ -102,7 +128,8 @@ def _default() -> VariableCatalogue:
 # a VariableCatalogue instead and calls the same methods on it.
 
 def exists_on(name: str, flavor: str, version: VersionLike) -> Optional[bool]:
-    """True/False when the catalogue knows the variable on this flavor; None when it does not."""
+    """True/False when the catalogue knows the variable on this flavor and version; None when it
+    does not (not catalogued, flavor not researched, or a version outside the data's window)."""
     return _default().exists_on(name, flavor, version)
 
 
@@ -117,6 +144,13 @@ def info(name: str, flavor: str, version: VersionLike) -> Optional[VarSpec]:
     return _default().info(name, flavor, version)
 
 
+def unit_of(name: str, flavor: Optional[str] = None, version: Optional[VersionLike] = None) -> Optional[str]:
+    """The variable's unit, or None when the catalogue does not know the name. The unit is the
+    variable's, whatever the flavor and version; flavor and version are accepted so that callers can
+    pass what they have."""
+    return _default().unit(name)
+
+
 def check_setting(name: str, value: Any, flavor: str, version: VersionLike) -> list[str]:
     """Problems with setting `name = value` on this target ([] = fine)."""
     return _default().check_setting(name, value, flavor, version)
@@ -125,3 +159,12 @@ def check_setting(name: str, value: Any, flavor: str, version: VersionLike) -> l
 def is_default(name: str, value: Any, flavor: str, version: VersionLike, **ctx: Any) -> Optional[bool]:
     """Whether `value` equals the default on this target; None when not known."""
     return _default().is_default(name, value, flavor, version, **ctx)
+
+
+def risky(name: str, flavor: Optional[str] = None, version: Optional[VersionLike] = None,
+          purpose: Optional[str] = None) -> list[Any]:
+    """The risky-values entries of a variable (advisor.knowledge.riskyvalues), limited to those that
+    apply to the flavor and version (when given) and to the purpose (when given)."""
+    from advisor.knowledge.riskyvalues import entries_for
+
+    return entries_for(name.lower(), flavor, None if version is None else parse_version(version), purpose)

@@ -1,8 +1,8 @@
 """The variable catalogue as a value: what is known about every server variable, queried per flavor
-and version. Pure: the entries are handed in (advisor.knowledge loads them from variables.toml at the
-edge, with its cache); this module reads no file.
+and version. Pure: the entries are handed in (advisor.knowledge loads and merges them at the edge,
+with its cache: advisor.knowledge.merged.Catalogue); this module reads no file.
 
-    cat = VariableCatalogue(entries)          # name -> validated entry (advisor.knowledge.schema.VariableFile)
+    cat = VariableCatalogue(entries)          # Mapping name -> entry (advisor.knowledge.schema.VariableFile shape)
     cat.exists_on(name, flavor, version)      -> True | False | None (not known)
     cat.default_for(name, flavor, version, cpus=, ram_bytes=, buffer_pool_bytes=)
     cat.info(name, flavor, version)           -> VarSpec | None
@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Union
 
 from advisor.knowledge.defaults import Inputs, compute
-from advisor.units import parse_bool, to_number
+from advisor.knowledge.values import NUMERIC as NUMERIC_UNITS
+from advisor.knowledge.values import normalise
 from advisor.versions import FLAVORS, Version, VersionRange
 
 VersionLike = Union[Version, str]
-NUMERIC_UNITS = ("bytes", "count", "seconds", "float")
 
 
 @dataclass(frozen=True)
@@ -53,30 +53,44 @@ class VarSpec:
     def enum_values(self) -> Optional[tuple[str, ...]]:
         return self.enum
 
+    @property
+    def deprecation(self) -> str:
+        """'deprecated since mysql 8.0.30', or 'deprecated' when the first release is not
+        recorded (the server says so but the data gives no version); '' when not deprecated."""
+        if not self.deprecated:
+            return ""
+        return f"deprecated since {self.flavor} {self.deprecated_since}" if self.deprecated_since else "deprecated"
 
-def _v(version: VersionLike) -> Version:
-    return version if isinstance(version, Version) else Version.parse(str(version))
+
+_PARSED: dict[str, Version] = {}
+
+
+def parse_version(version: VersionLike) -> Version:
+    """A Version from a Version or a string, each string parsed once per process."""
+    if isinstance(version, Version):
+        return version
+    v = _PARSED.get(version)
+    if v is None:
+        v = _PARSED[version] = Version.parse(str(version))
+    return v
+
+
+_v = parse_version
 
 
 def show_value(value: Any, unit: str) -> str:
     """A default as SHOW GLOBAL VARIABLES prints it."""
     if isinstance(value, bool):
         return "ON" if value else "OFF"
-    if isinstance(value, float) and value.is_integer() and unit in ("bytes", "count", "seconds"):
+    if isinstance(value, float) and value.is_integer() and unit in ("bytes", "count", "seconds", "milliseconds",
+                                                                   "microseconds"):
         return str(int(value))
     return str(value)
 
 
 def normal_value(unit: str, value: Any) -> Any:
-    """A value in a comparable form for its unit, or None when it does not parse."""
-    if unit in NUMERIC_UNITS:
-        n = to_number(value)
-        return None if n is None else float(n)
-    if unit == "bool":
-        return parse_bool(value)
-    if unit == "set":
-        return frozenset(p.strip().lower() for p in str(value).split(",") if p.strip())
-    return str(value).strip().lower()
+    """A value in a comparable form for its unit, or None when it does not parse (knowledge.values)."""
+    return normalise(value, unit)
 
 
 def _int_if_whole(x: Optional[float]) -> Optional[float]:
@@ -87,7 +101,7 @@ class VariableCatalogue:
     """Queries over the catalogue's entries (name -> entry with unit, scope, versions, ...)."""
 
     def __init__(self, entries: Mapping[str, Any]):
-        self._entries = dict(entries)
+        self._entries = entries  # a Mapping; the merged catalogue merges an entry on its first lookup
         self._ranges: dict[str, VersionRange] = {}
         self._found: dict[tuple[str, str, Version], Any] = {}
 
@@ -100,8 +114,13 @@ class VariableCatalogue:
     def names(self) -> list[str]:
         return sorted(self._entries)
 
-    def entries(self) -> dict[str, Any]:
-        return dict(self._entries)
+    def entries(self) -> Mapping[str, Any]:
+        return self._entries
+
+    def curated_names(self) -> list[str]:
+        """The hand-curated names (all of them when the entries are not a merged catalogue)."""
+        curated = getattr(self._entries, "curated_names", None)
+        return curated() if curated is not None else self.names()
 
     def get(self, name: str) -> Any:
         """The raw entry of a variable (any flavor), or None."""
@@ -128,10 +147,18 @@ class VariableCatalogue:
         self._found[key] = hit
         return hit
 
+    def covers(self, var: Any, flavor: str, version: VersionLike) -> bool:
+        """Whether the data of `var` was researched for this flavor and version (its `coverage` window)."""
+        if flavor not in var.covered:
+            return False
+        window = (getattr(var, "coverage", None) or {}).get(flavor)
+        return window is None or self._range(window).contains(_v(version))
+
     def exists_on(self, name: str, flavor: str, version: VersionLike) -> Optional[bool]:
-        """True/False when the catalogue knows the variable on this flavor; None when it does not."""
+        """True/False when the catalogue knows the variable on this flavor and version; None when it
+        does not (not catalogued, flavor not researched, or a version outside the data's window)."""
         var = self.get(name)
-        if var is None or flavor not in var.covered:
+        if var is None or not self.covers(var, flavor, version):
             return None
         return self._entry(name, flavor, version) is not None
 
@@ -184,6 +211,15 @@ class VariableCatalogue:
             text += f"; use {' and '.join(repl)} instead"
         return text
 
+    def _unknown_reason(self, name: str, flavor: str, version: Version) -> str:
+        var = self.get(name)
+        window = None if var is None else (getattr(var, "coverage", None) or {}).get(flavor)
+        if var is not None and flavor in var.covered and window:
+            return (f"{name} is catalogued for {flavor} {window} only, so whether it exists on {flavor} {version} "
+                    "is not known")
+        return (f"{name} is not in the variable catalogue for {flavor}, so whether it exists on {flavor} {version} "
+                "is not known")
+
     def check_setting(self, name: str, value: Any, flavor: str, version: VersionLike) -> list[str]:
         """Problems with setting `name = value` on this target: not known, does not exist there (with
         the version that removed it and its replacement), out of range, not a valid enum/boolean value.
@@ -194,7 +230,7 @@ class VariableCatalogue:
             return [f"{flavor!r} is not a flavor (use one of {', '.join(FLAVORS)})"]
         ex = self.exists_on(name, flavor, v)
         if ex is None:
-            return [f"{name} is not in the variable catalogue for {flavor}, so whether it exists on {where} is not known"]
+            return [self._unknown_reason(name, flavor, v)]
         if ex is False:
             return [self._absent_reason(name, flavor, v)]
         spec = self.info(name, flavor, v)

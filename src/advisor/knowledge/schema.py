@@ -1,8 +1,20 @@
-"""The schema of the variable catalogue (variables.toml). Closed: an unknown key is an error.
+"""The schema of the variable catalogue: the hand-curated variables.toml and the generated
+generated-<flavor>.json files (tools/catalogue/build.py). Closed: an unknown key is an error.
 
 Validation also checks what a reader would otherwise trust blindly: version ranges parse, a
-named default formula exists, a literal default fits the variable's limits and enum values,
-and `deprecated` / `removed` versions agree with the version entries.
+named default formula exists, `deprecated` / `removed` versions agree with the version entries,
+and every risky-values entry states its values in the variable's own unit.
+
+Units (`unit`): bytes, count (a plain number: threads, pages, rows, IDs, percentages), seconds,
+milliseconds, microseconds, float, bool, enum, set, string. A renderer formats a value by its
+unit: bytes as KiB/MiB/GiB, the three time units as durations, count and float as numbers.
+
+Coverage: `covered` names the flavors whose data was researched; `coverage` (optional) narrows
+that to a version range per flavor (generated data comes from a few releases: MariaDB 10.11.19,
+MySQL 8.0.41 and the 8.4 manual). Outside what is covered the catalogue answers "not known".
+
+Risky values (`risky`): the values or ranges a DBA would call a problem, for which purposes, how
+bad, why in one sentence, the fix and a source; see RiskyValue.
 """
 
 from __future__ import annotations
@@ -14,7 +26,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from advisor.versions import FLAVORS, Version, VersionRange
 
 FlavorName = Literal["mysql", "percona", "mariadb", "tidb"]
-Unit = Literal["bytes", "count", "bool", "enum", "seconds", "string", "float", "set"]
+Unit = Literal["bytes", "count", "bool", "enum", "seconds", "milliseconds", "microseconds", "string", "float", "set"]
+NUMERIC_UNITS = ("bytes", "count", "seconds", "milliseconds", "microseconds", "float")
+Severity = Literal["critical", "warning", "info"]  # the rule catalogue's severities
+Purpose = Literal["production", "benchmark"]
+RiskyOp = Literal["eq", "ne", "lt", "le", "gt", "ge", "in", "not_in", "between"]
 Scope = Literal["global", "session", "both"]
 Scalar = Union[bool, int, float, str]
 
@@ -59,6 +75,90 @@ class VersionEntry(StrictModel):
         return self
 
 
+class RiskyValue(StrictModel):
+    """One value or range of a variable that is a problem for the given purposes.
+
+    `op` and `value`/`values` say which settings are risky, in the variable's unit ("32M" for
+    bytes, "OFF" for a boolean, an enum member for an enum): `ge 32M`, `eq 0`, `in [0, 2]`,
+    `between [1, 1023]`, `ne OFF`. `flavors` limits the entry to flavors and version ranges
+    (absent: every flavor and version where the variable exists). The entry is data: the generic
+    rule family evaluates it (RiskyValue.matches gives the comparison, pure); its page and its
+    examples (a risky value fires, the default stays quiet) come from the entry itself."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{1,40}$", description="unique within the variable, e.g. 'oversized'")
+    op: RiskyOp
+    value: Optional[Scalar] = None
+    values: Optional[list[Scalar]] = None
+    purposes: list[Purpose] = Field(min_length=1)
+    severity: Severity
+    why: str = Field(min_length=20, description="one sentence: what goes wrong at these values")
+    fix: str = Field(min_length=10, description="what to set instead, in words")
+    recommend: Optional[Scalar] = Field(None, description="the value the fix sets, when there is one")
+    sources: list[str] = Field(min_length=1)
+    flavors: dict[FlavorName, str] = Field(default_factory=dict)
+    default_is_risky: bool = Field(False, description="the compiled-in default is itself in the risky set on some "
+                                   "flavor/version the entry applies to (a test keeps this honest)")
+
+    @field_validator("sources")
+    @classmethod
+    def _urls(cls, v: list[str]) -> list[str]:
+        for s in v:
+            if not s.startswith("https://"):
+                raise ValueError(f"sources are https URLs (got {s!r})")
+        return v
+
+    @field_validator("flavors")
+    @classmethod
+    def _ranges(cls, v: dict[str, str]) -> dict[str, str]:
+        for rng in v.values():
+            VersionRange(rng)
+        return v
+
+    @field_validator("why")
+    @classmethod
+    def _one_sentence(cls, v: str) -> str:
+        body = v.strip().rstrip(".")
+        if ". " in body or not v.strip().endswith("."):
+            raise ValueError("why is one sentence ending with a full stop")
+        return v
+
+    @model_validator(mode="after")
+    def _operands(self) -> "RiskyValue":
+        if self.op in ("in", "not_in", "between"):
+            if self.values is None or self.value is not None:
+                raise ValueError(f"op {self.op} takes `values`, not `value`")
+            if self.op == "between" and len(self.values) != 2:
+                raise ValueError("op between takes values = [low, high]")
+            if not self.values:
+                raise ValueError(f"op {self.op} needs at least one value")
+        elif self.value is None or self.values is not None:
+            raise ValueError(f"op {self.op} takes one `value`")
+        return self
+
+    def operands(self) -> list[Scalar]:
+        return list(self.values) if self.values is not None else [self.value]  # type: ignore[list-item]
+
+    def check_unit(self, unit: str, enum: Optional[list[str]]) -> None:
+        """Raise ValueError unless every operand is a value of this unit and the op suits it."""
+        from advisor.knowledge.values import normalise
+
+        if self.op in ("lt", "le", "gt", "ge", "between") and unit not in NUMERIC_UNITS:
+            raise ValueError(f"op {self.op} compares numbers; the variable's unit is {unit}")
+        for x in self.operands():
+            n = normalise(x, unit)
+            if n is None:
+                raise ValueError(f"{x!r} is not a {unit} value")
+            if unit == "enum" and enum and str(x).lower() not in {e.lower() for e in enum}:
+                raise ValueError(f"{x!r} is not one of {', '.join(enum)}")
+
+    def matches(self, value: object, unit: str) -> Optional[bool]:
+        """Whether a setting (as SHOW VARIABLES prints it) is in this risky set; None when it
+        does not parse in the unit."""
+        from advisor.knowledge.values import compare
+
+        return compare(self.op, value, self.operands(), unit)
+
+
 class VariableFile(StrictModel):
     unit: Unit
     scope: Scope
@@ -67,12 +167,21 @@ class VariableFile(StrictModel):
     max: Optional[float] = None
     enum: Optional[list[str]] = None
     covered: list[FlavorName] = Field(default_factory=lambda: list(FLAVORS))
+    coverage: dict[FlavorName, str] = Field(default_factory=dict, description="version range per covered flavor that the data is known for")
     deprecated: dict[FlavorName, str] = Field(default_factory=dict)
     removed: dict[FlavorName, str] = Field(default_factory=dict)
     replaced_by: list[str] = Field(default_factory=list)
     note: str = ""
     sources: list[str] = Field(min_length=1)
     versions: list[VersionEntry] = Field(min_length=1)
+    risky: list[RiskyValue] = Field(default_factory=list)
+
+    @field_validator("coverage")
+    @classmethod
+    def _coverage(cls, v: dict[str, str]) -> dict[str, str]:
+        for rng in v.values():
+            VersionRange(rng)
+        return v
 
     @field_validator("sources")
     @classmethod
@@ -101,4 +210,23 @@ class VariableFile(StrictModel):
                     raise ValueError(f"removed.{fl} = {ver} but no version entry says it ever existed on {fl}")
                 if kind == "deprecated" and not here:
                     raise ValueError(f"deprecated.{fl} = {ver} but no version entry covers {fl} {ver}")
+                if kind == "deprecated" and not any(e.deprecated for e in here):
+                    raise ValueError(f"deprecated.{fl} = {ver} but the version entry for {fl} {ver} "
+                                     f"({here[0].range}) does not say deprecated = true")
+        stray = set(self.coverage) - set(self.covered)
+        if stray:
+            raise ValueError(f"coverage names {sorted(stray)} which `covered` leaves out")
+        ids = [r.id for r in self.risky]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"risky ids repeat: {', '.join(dup)}")
+        for i, r in enumerate(self.risky):
+            enum = self.enum or next((e.enum for e in self.versions if e.enum), None)
+            try:
+                r.check_unit(self.unit, enum)
+            except ValueError as e:
+                raise ValueError(f"risky[{i}] ({r.id}): {e}") from None
+            stray = set(r.flavors) - set(self.covered)
+            if stray:
+                raise ValueError(f"risky[{i}] ({r.id}) names {sorted(stray)} which `covered` leaves out")
         return self

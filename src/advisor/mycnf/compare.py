@@ -28,7 +28,7 @@ def _number(value: Any) -> Optional[float]:
 def normalise(value: Any, unit: Optional[str]) -> Any:
     """A comparable form, or None when the value does not parse for that unit."""
     s = "" if value is None else str(value).strip()
-    if unit in ("bytes", "count", "seconds", "float"):
+    if unit in ("bytes", "count", "seconds", "milliseconds", "microseconds", "float"):
         return _number(s)
     if unit == "bool":
         return parse_bool(s)

@@ -188,7 +188,7 @@ def adapt_to_target(p: Proposal, flavor: str, version: Version, files_in_group: 
     spec = catalogue.info(var, flavor, version)
     if spec is not None and spec.deprecated:
         repl = f"; its replacement {', '.join(spec.replaced_by)} is not available here" if spec.replaced_by else ""
-        note = (note + "; " if note else "") + f"{var} is deprecated since {flavor} {spec.deprecated_since}{repl}"
+        note = (note + "; " if note else "") + f"{var} is {spec.deprecation}{repl}"
     q = Proposal(var, value, p.source, p.kind, p.severity, p.reason, p.reference)
     return q, note
 

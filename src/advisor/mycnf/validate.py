@@ -84,7 +84,7 @@ def catalogue_check(options: list[OptionLine], flavor: str, version: Version,
             if spec is not None and spec.deprecated:
                 repl = f"; use {', '.join(spec.replaced_by)}" if spec.replaced_by else ""
                 items.append(CheckItem(o.where(), o.name, o.value, "warning",
-                                       f"{var} is deprecated since {flavor} {spec.deprecated_since}{repl}"))
+                                       f"{var} is {spec.deprecation}{repl}"))
             else:
                 items.append(CheckItem(o.where(), o.name, o.value, "ok"))
             continue

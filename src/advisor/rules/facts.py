@@ -402,6 +402,7 @@ FILTERS: dict[str, Callable[[Any], str]] = {
     "size": lambda v: format_size(try_number(v) if not isinstance(v, (int, float)) else v),
     "num": lambda v: format_number(try_number(v) if not isinstance(v, (int, float)) else v),
     "pct": _fmt_pct,
+    "delta": lambda v: f"{float(v) * 100:+.0f}%",  # a change: -0.09 -> -9%, 0.21 -> +21%
     "ms": lambda v: f"{float(v):.2f} ms" if float(v) < 10 else f"{float(v):.0f} ms",
     "mbps": lambda v: f"{int(v):,} Mb/s",
     "mbytes": lambda v: f"{float(v):.1f} MB/s",

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 PathLike = Union[str, Path, Any]  # Any: importlib.resources Traversable
 
 EXAMPLE_ROOTS = ("var", "status", "server", "host", "client", "calibration")
+# Catalogue directories that hold other kinds of entries than audit rules (advisor.watch.verdicts).
+NOT_RULES = ("rules/watch/",)
 
 
 def _fmt_loc(loc: Iterable[Any]) -> str:
@@ -211,7 +213,8 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
             raise RuleLoadError(f"rule directory {p} does not exist or is not a directory.",
                                 "pass --rules with a directory of .toml rule files.")
         roots.append((str(p), p))
-    files = [(source, f) for label, root in roots for source, f in _iter_toml(root, label)]
+    files = [(source, f) for label, root in roots for source, f in _iter_toml(root, label)
+             if not source.startswith(NOT_RULES)]
     here = Path(__file__).resolve().parent
     from advisor.cache import cached, code_files
 

@@ -85,7 +85,7 @@ def _deprecated_in_use(v: FactView) -> list[str]:
                 continue
             if v.catalogue.is_default(name, value, v.flavor, v.version, **ctx) is False:
                 repl = f", use {'/'.join(spec.replaced_by)}" if spec.replaced_by else ""
-                out.append(f"{name}={value} (deprecated since {spec.deprecated_since}{repl})")
+                out.append(f"{name}={value} ({spec.deprecation}{repl})")
         return out
     return v.memo("_deprecated_in_use", find)
 

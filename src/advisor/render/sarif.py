@@ -1,0 +1,126 @@
+"""SARIF 2.1.0 output (OASIS Static Analysis Results Interchange Format), so CI systems and
+SARIF viewers show findings natively. One run per audited server: the rules evaluated are the
+run's reportingDescriptors (help text from the rule file, helpUri to its generated page), every
+outcome is a result (fired: kind "fail" with the level its severity maps to; passed: "pass";
+not applicable: "notApplicable"; unknown, a fact was missing: "open"), located logically at the
+server and the variables the finding is about. Pure: reports and rules in, a string out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Optional, Sequence
+
+from advisor import PROJECT_URL, __version__, docs_url
+from advisor.units import format_evidence
+
+SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+LEVEL = {"critical": "error", "warning": "warning", "info": "note"}
+KIND = {"fired": "fail", "passed": "pass", "not_applicable": "notApplicable", "unknown": "open"}
+
+
+def _server_name(report: Any) -> str:
+    t = report.target
+    return f"{t.host}:{t.port}" if t.transport == "tcp" else f"{t.socket or 'localhost'}"
+
+
+def _descriptor(rule: Any) -> dict[str, Any]:
+    s = rule.spec
+    builtin = str(rule.path).startswith("rules/")
+    rationale = " ".join(s.rationale.split())
+    fix = " ".join(s.fix.split())
+    md = [f"**{s.title}**", "", rationale]
+    if fix:
+        md += ["", f"Fix: {fix}"]
+    md += ["", "References:", *[f"- <{r}>" for r in s.references]]
+    d: dict[str, Any] = {
+        "id": s.id,
+        "name": "".join(w.capitalize() for w in s.id.split("-")),
+        "shortDescription": {"text": s.title},
+        "fullDescription": {"text": rationale},
+        "help": {"text": rationale + (f" Fix: {fix}" if fix else "") + " References: " + ", ".join(s.references),
+                 "markdown": "\n".join(md)},
+        "defaultConfiguration": {"level": LEVEL[s.severity]},
+        "properties": {"category": s.category, "severity": s.severity, "tags": [s.category, s.severity],
+                       "references": list(s.references)},
+    }
+    if s.aliases:
+        d["deprecatedIds"] = list(s.aliases)
+    if builtin:
+        d["helpUri"] = docs_url(f"rules/{s.id}.md")
+    return d
+
+
+def _fingerprint(server: str, rule: str) -> str:
+    return hashlib.sha256(f"{server}\0{rule}".encode()).hexdigest()[:32]
+
+
+def run_dict(report: Any, rules: Sequence[Any]) -> dict[str, Any]:
+    server = _server_name(report)
+    by_id = {r.id: r for r in rules}
+    evaluated = [o.rule for o in report.outcomes if o.rule in by_id]
+    index = {rid: i for i, rid in enumerate(evaluated)}
+    t = report.target
+    logical: list[dict[str, Any]] = [{"name": server, "fullyQualifiedName": server, "kind": "resource",
+                                      "properties": {"flavor": t.flavor, "version": t.version,
+                                                     "transport": t.transport}}]
+    var_index: dict[str, int] = {}
+
+    def var_loc(name: str) -> dict[str, Any]:
+        if name not in var_index:
+            var_index[name] = len(logical)
+            logical.append({"name": name, "fullyQualifiedName": f"{server}/{name}", "kind": "variable", "parentIndex": 0})
+        i = var_index[name]
+        return {"logicalLocations": [{"index": i, "name": name, "fullyQualifiedName": f"{server}/{name}", "kind": "variable"}]}
+
+    server_loc = {"logicalLocations": [{"index": 0, "name": server, "fullyQualifiedName": server, "kind": "resource"}]}
+    findings = {f.rule: f for f in report.findings}
+    results = []
+    for o in report.outcomes:
+        if o.rule not in index:
+            continue
+        f = findings.get(o.rule) if o.status == "fired" else None
+        res: dict[str, Any] = {"ruleId": o.rule, "ruleIndex": index[o.rule], "kind": KIND[o.status]}
+        if f is not None:
+            res["level"] = LEVEL[f.severity]
+            text = f.message + (f" Recommended: {', '.join(f'{k} = {v}' for k, v in f.recommendation.items())}."
+                                if f.recommendation else "") + (f" Fix: {f.fix}" if f.fix else "")
+            res["message"] = {"text": text}
+            res["locations"] = [var_loc(v) for v in f.variables] or [server_loc]
+            res["properties"] = {"title": f.title, "category": f.category, "severity": f.severity,
+                                 "evidence": {k: format_evidence(k, v) for k, v in f.evidence.items()},
+                                 "recommendation": dict(f.recommendation), "notes": list(f.notes)}
+        else:
+            res["level"] = "none"
+            res["message"] = {"text": o.reason or o.status}
+            res["locations"] = [server_loc]
+        res["partialFingerprints"] = {"advisorServerRule/v1": _fingerprint(server, o.rule)}
+        results.append(res)
+    return {
+        "tool": {"driver": {"name": "advisor", "fullName": "advisor — configuration advisor for MySQL-family servers",
+                            "version": __version__, "semanticVersion": __version__, "informationUri": PROJECT_URL,
+                            "rules": [_descriptor(by_id[rid]) for rid in evaluated]}},
+        "automationDetails": {"id": f"advisor/audit/{server}/"},
+        "invocations": [{"executionSuccessful": True}],
+        "logicalLocations": logical,
+        "results": results,
+        "properties": {"target": {"server": server, "flavor": t.flavor, "version": t.version,
+                                  "version_string": t.version_string},
+                       "purpose": report.purpose, "source": report.source, "collected_at": report.collected_at,
+                       "missing": [{"fact": m.fact, "reason": m.reason} for m in report.missing]},
+    }
+
+
+def to_dict(reports: Sequence[Any], rules: Sequence[Any]) -> dict[str, Any]:
+    return {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run_dict(r, rules) for r in reports]}
+
+
+def render(reports: Sequence[Any], rules: Optional[Sequence[Any]] = None) -> str:
+    """SARIF for the reports; `rules` default to the built-in catalogue."""
+    if rules is None:
+        from advisor.rules.loader import load_rules
+
+        rules = load_rules()
+    return json.dumps(to_dict(reports, rules), indent=2, ensure_ascii=False) + "\n"
+

@@ -1,0 +1,166 @@
+"""The JSON contracts as pydantic models, and their JSON Schemas (`advisor schema NAME`,
+docs/schemas/NAME.schema.json). Each model describes a document exactly as the advisor writes it:
+extra keys are forbidden, so a schema that drifts from the writer fails the tests that validate
+real outputs (tests/unit/test_schemas.py).
+
+  report       `advisor audit --format json`          advisor.report/1      (docs/report-format.md)
+  snapshot     `advisor collect`                      snapshot schema_version 1 (advisor.snapshot)
+  calibration  `advisor calibrate --format json`      advisor.calibration/1 (docs/calibration.md)
+  host-facts   `advisor collect --host-facts-only`    advisor.host-facts/1  (docs/host-facts.md)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from advisor.snapshot import Calibration, Flavor, HostFacts, Missing, Snapshot, Transport
+
+Severity = Literal["critical", "warning", "info"]
+Status = Literal["fired", "passed", "not_applicable", "unknown"]
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+
+# ---------------------------------------------------------------- report
+
+class ReportTarget(_Doc):
+    host: Optional[str] = Field(description="host name or address; the socket path for socket connections")
+    port: Optional[int]
+    flavor: Flavor
+    version: str = Field(description="normalised x.y.z (TiDB's own version for TiDB)")
+    version_string: str
+    transport: Transport
+
+
+class Summary(_Doc):
+    fired: int
+    passed: int
+    not_applicable: int
+    unknown: int
+    critical: int
+    warning: int
+    info: int
+
+
+class ReportFinding(_Doc):
+    rule: str
+    severity: Severity
+    category: str
+    title: str
+    message: str
+    variables: list[str] = Field(description="server variables the finding is about, plus recommended ones")
+    evidence: dict[str, Any] = Field(description="fact path -> value used to decide (raw server strings for var./status., "
+                                                 "numbers for rates and derived facts)")
+    recommendation: dict[str, str] = Field(description="variable -> value as written in my.cnf")
+    references: list[str]
+    fix: str
+    notes: list[str]
+
+
+class ReportOutcome(_Doc):
+    rule: str
+    status: Status
+    reason: str
+
+
+class Verdict(_Doc):
+    verdict: str = Field(description="a code: near, lan, far, no_network, line_rate, measurable_cost, ...")
+    why: str
+
+
+class ReportCalibration(Calibration):
+    """The `calibration` object of a report: the calibration section with its verdicts."""
+
+    verdicts: dict[str, Verdict] = Field(default_factory=dict)
+
+
+class Report(_Doc):
+    """`advisor audit --format json` (advisor.report/1)."""
+
+    schema_: Literal["advisor.report/1"] = Field(alias="schema")
+    advisor_version: str
+    target: ReportTarget
+    purpose: Literal["production", "benchmark"]
+    source: str = Field(description="live, snapshot PATH or the demo")
+    collected_at: str = Field(description="ISO 8601 UTC")
+    summary: Summary
+    findings: list[ReportFinding] = Field(description="one per fired rule, most severe first")
+    outcomes: list[ReportOutcome] = Field(description="every rule evaluated")
+    missing: list[Missing]
+    notes: list[str]
+    calibration: Optional[ReportCalibration] = Field(description="null when calibration did not run")
+
+
+# ---------------------------------------------------------------- calibration
+
+class CalibrationTarget(_Doc):
+    host: Optional[str]
+    port: Optional[int]
+    transport: Transport
+    flavor: Flavor
+    version: str
+
+
+class CalibrationDocument(Calibration):
+    """`advisor calibrate --format json` (advisor.calibration/1): the calibration section, its target and verdicts."""
+
+    schema_: Literal["advisor.calibration/1"] = Field(alias="schema")
+    target: CalibrationTarget
+    collected_at: str
+    verdicts: dict[str, Verdict] = Field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- host facts
+
+class HostRaw(BaseModel):
+    """What the gatherer read (advisor.collect.host_gather), parsed again on the reading side. The
+    gatherer runs on the server and may be newer or older than this advisor, so keys it adds are allowed."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    format: Literal["advisor.host-raw/1"]
+    root: str = "/"
+    files: dict[str, str] = Field(description="path -> content as read")
+    links: dict[str, str] = Field(default_factory=dict, description="symlink -> target as read")
+    dirs: dict[str, list[str]] = Field(default_factory=dict, description="directory -> entries")
+    errors: dict[str, str] = Field(default_factory=dict, description="path -> why it could not be read")
+    paths: dict[str, Any] = Field(default_factory=dict, description="requested directories: realpath and device")
+    mysqld: Optional[dict[str, Any]] = Field(None, description="the mysqld process found, or why none was")
+
+
+class HostFactsDocument(_Doc):
+    """`advisor collect --host-facts-only` (advisor.host-facts/1): raw files plus the facts parsed from them."""
+
+    schema_: Literal["advisor.host-facts/1"] = Field(alias="schema")
+    advisor_version: str
+    collected_at: str
+    host: HostFacts
+    raw: HostRaw
+
+
+# ---------------------------------------------------------------- schemas
+
+MODELS: dict[str, type[BaseModel]] = {"report": Report, "snapshot": Snapshot, "calibration": CalibrationDocument,
+                                      "host-facts": HostFactsDocument}
+TITLES = {"report": "advisor.report/1", "snapshot": "advisor snapshot (schema_version 1)",
+          "calibration": "advisor.calibration/1", "host-facts": "advisor.host-facts/1"}
+
+
+def json_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a document, as the advisor writes it."""
+    from advisor import docs_url
+
+    model = MODELS[name]
+    body = model.model_json_schema(by_alias=True, mode="serialization")
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": docs_url(f"schemas/{name}.schema.json"),
+            "title": TITLES[name], **{k: v for k, v in body.items() if k != "title"}}
+
+
+def render(name: str) -> str:
+    return json.dumps(json_schema(name), indent=2, ensure_ascii=False) + "\n"

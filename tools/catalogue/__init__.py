@@ -1,0 +1,1 @@
+"""The variable catalogue generator: server and manual extracts -> src/advisor/knowledge/generated-*.json."""
