@@ -71,9 +71,11 @@ def test_text_is_escaped():
 
 
 def test_strict_undefined():
+    from advisor.render.templates import environment
+
     page = SimpleNamespace(title="t", subtitle="s", kind="audit", stats=[], sections=[])  # no footer
     with pytest.raises(jinja2.UndefinedError):
-        html._env().get_template(html.TEMPLATE).render(page=page, version="0")
+        environment().get_template(html.TEMPLATE).render(page=page, version="0")
 
 
 def dist(values):

@@ -47,7 +47,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
               "advisor.watch.server", "advisor.watch.hosts", "advisor.watch.hostsetup", "advisor.watch.command")),
     ("orchestration", ("advisor.api", "advisor.fleet",
                        "advisor.watch")),  # a watch session: audit at the start, sample, judge
-    ("render", ("advisor.render", "advisor.schemas", "advisor.watch.docs", "advisor.watch.render")),
+    ("render", ("advisor.render", "advisor.schemas")),
     ("cli", ("advisor.cli", "advisor.commands", "advisor.__main__")),
 ]
 

@@ -10,7 +10,7 @@ import pytest
 from advisor.errors import InvalidInputError
 from advisor.rules.facts import Unknown
 from advisor.watch.model import Interval, ServerInterval, WatchRun, load_run
-from advisor.watch.render import render_json, render_markdown, render_text, report_dict, table
+from advisor.render.watch import render_json, render_markdown, render_text, report_dict, table
 from advisor.watch.report import judge
 from advisor.watch.facts import FACTS, Series, compute, loaded_intervals
 from advisor.watch.verdicts import load_verdicts

@@ -77,7 +77,7 @@ def explain(
     verdicts = load_verdicts()
     for v in verdicts:
         if rule_id == v.id:
-            from advisor.watch.docs import render_verdict_doc
+            from advisor.render.watch_pages import render_verdict_doc
 
             write_output(render_verdict_doc(v), None)
             return

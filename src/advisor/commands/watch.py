@@ -36,13 +36,13 @@ class LiveOutput:
                 pass
 
     def started(self, run: Any) -> None:
-        from advisor.watch.render import setup_lines, table_header
+        from advisor.render.watch import setup_lines, table_header
 
         if self.table:
             self._write("\n".join(setup_lines(run) + [""] + table_header(run)) + "\n")
 
     def interval(self, run: Any, iv: Any) -> None:
-        from advisor.watch.render import table_row
+        from advisor.render.watch import table_row
 
         if self.table:
             self._write(table_row(run, iv, self.latest_tps) + "\n")
@@ -166,7 +166,7 @@ def _judge_saved(path: str, baseline: Optional[str], fmt: ReportFormat, output: 
 
 
 def _emit(report: Any, fmt: ReportFormat, output: Optional[str], with_table: bool) -> None:
-    from advisor.watch import render
+    from advisor.render import watch as render
 
     if fmt == ReportFormat.json:
         text = render.render_json(report)

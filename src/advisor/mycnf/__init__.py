@@ -1,13 +1,12 @@
-"""my.cnf generation, validation and verification.
+"""my.cnf generation, validation and verification (the sizing and the memory model are the rules':
+advisor.rules.sizers, advisor.rules.sizing, advisor.rules.memory; the text is advisor.render.mycnf).
 
-model.py    build a plan: rules + sizing, target-correct, durability guard, conflicts, memory budget;
-            and the view model the template renders
-sizing.py   named pure sizing functions (buffer pool, redo, I/O capacity, connections)
-budget.py   the memory budget formula and fitting a configuration into a memory limit
+plan.py     build a plan from a snapshot and its audit: rule recommendations, sizers, target-correct
+            values, the durability guard, conflicts, the memory budget
+model.py    the plan's data (Plan, Setting, MycnfOptions), adapting a line to the target, resolving conflicts
 profile.py  hardware profiles as synthetic snapshots (no server needed)
-render.py   jinja2 rendering of templates/mycnf.cnf.j2 (StrictUndefined)
 cnf.py      option-file parsing, includes, option -> variable mapping
 compare.py  my.cnf value vs SHOW VARIABLES value ("2G" vs 2147483648, ON vs 1)
-validate.py check a file against the catalogue and a real server binary
+validate.py check a file against the catalogue and a real server binary (trial.py starts it)
 verify.py   compare a running server with a file
 """

@@ -8,7 +8,6 @@ every string and every number already formatted; templates/report.html.j2 only l
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from advisor import __version__
@@ -128,22 +127,11 @@ def charts_section(id_: str, heading: str, captioned: Sequence[ch.Captioned], pa
 
 # ---------------------------------------------------------------- rendering
 
-@lru_cache(maxsize=1)
-def _env() -> Any:
-    from importlib.resources import files
-
-    import jinja2
-
-    def load(name: str) -> str:
-        return (files("advisor.templates") / name).read_text(encoding="utf-8")
-
-    return jinja2.Environment(loader=jinja2.FunctionLoader(load), undefined=jinja2.StrictUndefined,
-                              autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-
-
 def render_page(page: Page) -> str:
     """The page as one HTML document."""
-    return _env().get_template(TEMPLATE).render(page=page, version=__version__)
+    from advisor.render.templates import environment
+
+    return environment().get_template(TEMPLATE).render(page=page, version=__version__)
 
 
 # ---------------------------------------------------------------- audit

@@ -1,5 +1,5 @@
 """Text pieces every generated page uses: the header, a condition tree in words, a rationale as
-paragraphs, a TOML value (advisor.render.pages for the catalogue's pages, advisor.watch.docs for the
+paragraphs, a TOML value (advisor.render.pages for the catalogue's pages, advisor.render.watch_pages for the
 watch verdicts')."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ docs/sizers/<id>.md, docs/checks/<id>.md, an index per kind and the rule referen
 ID` prints the same text. Fixed sections, as ruff's rule pages: what it checks, why it matters, an
 example run through the real code, the fix, where it applies, references.
 
-The watch verdicts' pages (advisor.watch.docs) are written with them: all_pages. Regenerate with
+The watch verdicts' pages (advisor.render.watch_pages) are written with them: all_pages. Regenerate with
 `python -m advisor.render.pages docs` or `python3 -m pytest --update-golden` (the mechanism of every
 golden file); a test fails when a page is stale. Pages return strings; only write_pages writes files.
 """
@@ -273,7 +273,7 @@ PAGE_DIRS = tuple(k.plural for k in KINDS.values()) + ("watch",)
 
 def all_pages(catalogue: Catalogue) -> dict[str, str]:
     """The catalogue's pages and the watch verdicts' pages (docs/watch/)."""
-    from advisor.watch.docs import verdict_pages
+    from advisor.render.watch_pages import verdict_pages
 
     return {**pages(catalogue), **verdict_pages()}
 
