@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from advisor.dumps import import_snapshot
+from advisor.knowledge import default_catalogue
 from advisor.rules.engine import evaluate
 from advisor.rules.loader import load_rules
 from advisor.snapshot import Snapshot
@@ -81,7 +82,7 @@ def test_dump_imports_with_detected_format_flavor_version_and_counts(name):
 
 def findings(name: str, purpose: str) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
-    for o in evaluate(snapshot(name), RULES, purpose):
+    for o in evaluate(snapshot(name), RULES, purpose, catalogue=default_catalogue()):
         if o.status == "fired" and o.finding is not None:
             ev = {k: _ev(v) for k, v in sorted(o.finding.evidence.items())}
             out[o.rule] = {"status": o.status, "severity": o.finding.severity, "evidence": ev}
@@ -135,7 +136,7 @@ def test_audit_of_dump_equals_reviewed_expected_findings(name, purpose):
 def test_messages_of_real_dumps_have_no_raw_placeholders(name):
     """Every fired message and fix reads right with the dump's real values."""
     for purpose in PURPOSES:
-        for o in evaluate(snapshot(name), RULES, purpose):
+        for o in evaluate(snapshot(name), RULES, purpose, catalogue=default_catalogue()):
             assert o.reason, o.rule
             if o.finding is None:
                 continue

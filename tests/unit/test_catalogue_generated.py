@@ -14,7 +14,8 @@ import pytest
 from advisor import knowledge as K
 from advisor.knowledge.merged import _generated
 from advisor.knowledge.schema import Unit, VariableFile
-from advisor.versions import Version
+from advisor.knowledge.values import normalise
+from advisor.versions import Version, VersionRange
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ROOT / "tools" / "catalogue" / "sources"
@@ -262,10 +263,10 @@ def _conflicts() -> set[str]:
             for fl in (f for f in g.covered if f in cur.covered):
                 for ver in points.get(fl, []):
                     v = Version.parse(ver)
-                    if g.coverage.get(fl) and not K._range(g.coverage[fl]).contains(v):
+                    if g.coverage.get(fl) and not VersionRange(g.coverage[fl]).contains(v):
                         continue
-                    ge = next((e for e in g.versions if fl in e.flavors and K._range(e.range).contains(v)), None)
-                    ce = next((e for e in cur.versions if fl in e.flavors and K._range(e.range).contains(v)), None)
+                    ge = next((e for e in g.versions if fl in e.flavors and VersionRange(e.range).contains(v)), None)
+                    ce = next((e for e in cur.versions if fl in e.flavors and VersionRange(e.range).contains(v)), None)
                     if (ge is None) != (ce is None):
                         out.add(f"{name} {fl} {ver}: exists curated={ce is not None} generated={ge is not None}")
                     if ge is None or ce is None:
@@ -278,7 +279,7 @@ def _conflicts() -> set[str]:
                         if cv is not None and gv is not None and cv != gv:
                             out.add(f"{name} {fl} {ver}: {k} curated={cv} generated={gv}")
                     if ce.default is not None and ge.default is not None and \
-                            K._normal(cur.unit, ce.default) != K._normal(cur.unit, ge.default):
+                            normalise(ce.default, cur.unit) != normalise(ge.default, cur.unit):
                         out.add(f"{name} {fl} {ver}: default curated={ce.default!r} generated={ge.default!r}")
                     if bool(ce.deprecated) != bool(ge.deprecated):
                         out.add(f"{name} {fl} {ver}: deprecated curated={ce.deprecated} generated={ge.deprecated}")
