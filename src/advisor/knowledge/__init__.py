@@ -45,7 +45,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from advisor.knowledge.catalogue import VariableCatalogue, VarSpec, VersionLike, parse_version
-from advisor.knowledge.plain import plain
 
 if TYPE_CHECKING:
     from advisor.knowledge.merged import Catalogue
@@ -69,6 +68,7 @@ def _validated() -> dict[str, Any]:
 
 
 def _build(src: Any) -> dict[str, Any]:
+    from advisor.knowledge.plain import plain
     from advisor.knowledge.schema import VariableFile
 
     if sys.version_info >= (3, 11):  # imported here: a cache hit needs no TOML parser

@@ -104,6 +104,7 @@ class VariableCatalogue:
         self._entries = entries  # a Mapping; the merged catalogue merges an entry on its first lookup
         self._ranges: dict[str, VersionRange] = {}
         self._found: dict[tuple[str, str, Version], Any] = {}
+        self._specs: dict[tuple[str, str, Version], Optional[VarSpec]] = {}
 
     @classmethod
     def empty(cls) -> "VariableCatalogue":
@@ -178,6 +179,12 @@ class VariableCatalogue:
         return show_value(e.default, var.unit)
 
     def info(self, name: str, flavor: str, version: VersionLike) -> Optional[VarSpec]:
+        key = (name.lower(), flavor, _v(version))
+        if key not in self._specs:
+            self._specs[key] = self._spec(name, flavor, version)
+        return self._specs[key]
+
+    def _spec(self, name: str, flavor: str, version: VersionLike) -> Optional[VarSpec]:
         var = self.get(name)
         e = self._entry(name, flavor, version)
         if var is None or e is None:

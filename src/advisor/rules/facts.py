@@ -107,6 +107,8 @@ class FactView:
         self.purpose = purpose
         self.catalogue = catalogue if catalogue is not None else VariableCatalogue.empty()
         self.derived: Mapping[str, Derived] = derived or {}
+        self._version: Optional[Version] = None
+        self._version_text = ""
         self._vars = {k.lower(): v for k, v in snapshot.server.variables.items()}
         self._status = {k.lower(): v for k, v in snapshot.server.status.items()}
         self._rates = ({k.lower(): v for k, v in snapshot.server.interval.rates.items()}
@@ -186,7 +188,11 @@ class FactView:
 
     @property
     def version(self) -> Version:
-        return Version.parse(self.snapshot.target.version)
+        v = self._version
+        if v is None or self._version_text != self.snapshot.target.version:  # parsed once per target text
+            self._version_text = self.snapshot.target.version
+            v = self._version = Version.parse(self._version_text)
+        return v
 
     # -------------------------------------------------------------- resolution
     def _resolve(self, path: str) -> Any:
