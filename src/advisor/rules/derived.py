@@ -539,6 +539,16 @@ def tmp_tables_use_memory_engine(v: FactView) -> Any:
     return str(eng).strip().upper() == "MEMORY"
 
 
+@derived("default_engine", "The engine of a CREATE TABLE that names none: default_storage_engine, or storage_engine "
+         "on servers that predate that name (MySQL before 5.5.3, where SHOW VARIABLES has storage_engine only).")
+def default_engine(v: FactView) -> Any:
+    for path in ("var.default_storage_engine", "var.storage_engine"):
+        eng = v.get(path)
+        if not isinstance(eng, Unknown) and str(eng).strip():
+            return str(eng).strip()
+    return Unknown("neither default_storage_engine nor storage_engine was collected")
+
+
 _PER_CONN = ("sort_buffer_size", "join_buffer_size", "read_buffer_size", "read_rnd_buffer_size",
              "thread_stack", "binlog_cache_size")
 
