@@ -589,6 +589,8 @@ def _add_kept(settings: dict[str, Setting], variables: dict[str, str], flavor: s
         spec = knowledge.info(name, flavor, version)
         if spec is None or spec.noop:
             continue
+        if spec.deprecated and spec.renamed and knowledge.exists_on(spec.replaced_by[0], flavor, version):
+            continue  # the old name of a renamed variable: the file writes the new name, which has the same value
         cur = variables.get(name)
         if cur is None:
             cur = knowledge.default_for(name, flavor, version, **ctx)

@@ -431,6 +431,13 @@ def pinned_old_defaults_count(v: FactView) -> Any:
 
 
 def _deprecated_in_use(v: FactView) -> list[str]:
+    """Deprecated variables away from their default, as 'name=value (deprecated since ..., use new)'.
+
+    A variable the catalogue marks `renamed` (slave_net_timeout -> replica_net_timeout in MySQL 8.0.26,
+    tx_isolation -> transaction_isolation in 5.7.20) is one variable under two names: the server prints
+    both, with one value, whichever name the option file used, so SHOW VARIABLES cannot tell a setting
+    made under the old name. The old name is left out while the new one is printed beside it; only a
+    variable list without the new name (the old name alone) shows that the old name is what was set."""
     from advisor import knowledge
 
     if "_deprecated_in_use" in v._cache:  # used by two derived facts; compute once per view
@@ -444,6 +451,8 @@ def _deprecated_in_use(v: FactView) -> list[str]:
         spec = knowledge.info(name, v.flavor, v.version)
         if spec is None or not spec.deprecated:
             continue
+        if spec.renamed and spec.replaced_by[0] in v._vars:
+            continue  # the old name printed beside the new one: not a setting anyone can attribute to it
         if knowledge.is_default(name, value, v.flavor, v.version, **ctx) is False:
             repl = f", use {'/'.join(spec.replaced_by)}" if spec.replaced_by else ""
             out.append(f"{name}={value} ({spec.deprecation}{repl})")
@@ -528,6 +537,16 @@ def tmp_tables_use_memory_engine(v: FactView) -> Any:
     if isinstance(eng, Unknown):
         return eng
     return str(eng).strip().upper() == "MEMORY"
+
+
+@derived("default_engine", "The engine of a CREATE TABLE that names none: default_storage_engine, or storage_engine "
+         "on servers that predate that name (MySQL before 5.5.3, where SHOW VARIABLES has storage_engine only).")
+def default_engine(v: FactView) -> Any:
+    for path in ("var.default_storage_engine", "var.storage_engine"):
+        eng = v.get(path)
+        if not isinstance(eng, Unknown) and str(eng).strip():
+            return str(eng).strip()
+    return Unknown("neither default_storage_engine nor storage_engine was collected")
 
 
 _PER_CONN = ("sort_buffer_size", "join_buffer_size", "read_buffer_size", "read_rnd_buffer_size",
