@@ -203,6 +203,33 @@ def test_mysql_lifecycle_from_the_manuals():
     assert K.info("slave_parallel_workers", "mysql", "8.0.36").replaced_by == ("replica_parallel_workers",)
 
 
+def test_replication_renames_are_deprecated_and_marked_renamed():
+    # MySQL 8.0.26 renamed slave_* to replica_* (mysqld --help of 8.0.41: "This option is deprecated. Use
+    # replica_skip_errors instead."); the server prints both names with one value
+    for name, new in (("slave_skip_errors", "replica_skip_errors"), ("log_slave_updates", "log_replica_updates"),
+                      ("slave_parallel_workers", "replica_parallel_workers"), ("skip_slave_start", "skip_replica_start"),
+                      ("slave_allow_batching", "replica_allow_batching")):
+        spec = K.info(name, "mysql", "8.0.41")
+        assert spec.deprecated and spec.replaced_by == (new,) and spec.renamed, name
+    assert K.info("slave_net_timeout", "mysql", "8.0.36").deprecation == "deprecated since mysql 8.0.26"
+    assert not K.info("slave_net_timeout", "mysql", "8.0.25").deprecated
+    assert not K.info("slave_net_timeout", "mariadb", "10.11.19").deprecated  # MariaDB keeps the name
+    assert K.info("tx_isolation", "mysql", "5.7.44").renamed
+    # a successor is a different variable, not a new name
+    for name in ("innodb_log_file_size", "expire_logs_days", "default_authentication_plugin"):
+        assert not K.info(name, "mysql", "8.0.36").renamed, name
+
+
+def test_defaults_the_help_result_does_not_show():
+    # refman: log_replica_updates is ON unless the binary log is off; SHOW VARIABLES prints OFF for
+    # slave_skip_errors; the performance_schema sizes print their autosized value, not -1
+    for name, want in (("log_replica_updates", "ON"), ("log_slave_updates", "ON"), ("replica_skip_errors", "OFF"),
+                       ("slave_skip_errors", "OFF"), ("optimizer_trace_offset", "-1"),
+                       ("performance_schema_session_connect_attrs_size", None)):
+        assert K.default_for(name, "mysql", "8.0.41") == want, name
+    assert K.is_default("log_slave_updates", "ON", "mysql", "8.4.3") is True
+
+
 def test_removed_before_the_window_is_still_known():
     # innodb_file_format left in 8.0.0: known as absent on 8.0, not known on 5.7 (not covered)
     assert K.exists_on("innodb_file_format", "mysql", "8.0.36") is False
@@ -237,7 +264,9 @@ def test_mariadb_deprecations_from_the_server():
 
 # Differences between a curated entry and the servers' own data that are deliberate.
 ACCEPTED = {
-    "character_set_server: unit curated=string generated=enum": "MariaDB types it ENUM over every character set; a string is what a reader and a my.cnf see",
+    "expire_logs_days: unit curated=float generated=count":
+        "whole days on MySQL, a decimal number of days on MariaDB 10.6+ (its generated data says float); one unit "
+        "per variable, and float holds both",
     "have_ssl: unit curated=enum generated=string": "curated lists YES/NO/DISABLED, the values the server prints",
     "innodb_autoinc_lock_mode: unit curated=enum generated=count": "0/1/2 are modes, not quantities",
     "innodb_doublewrite: unit curated=enum generated=bool": "MariaDB 11.x adds 'fast'; 10.11 is boolean and its ON/OFF are members of the enum",
@@ -331,7 +360,8 @@ def test_merge_gives_each_flavor_its_own_limits():
 def test_catalogue_is_loaded_once_and_the_curated_part_is_cached(tmp_path, monkeypatch):
     import subprocess
 
-    env = {"XDG_CACHE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT / "src")}
+    env = {"XDG_CACHE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT / "src"),
+           "PYTHONDONTWRITEBYTECODE": "1"}  # no byte-code in src/ (the sdist test builds from the tree)
     code = ("from advisor import knowledge as K; c = K.catalogue(); assert c is K.catalogue(); "
             "K.info('sort_buffer_size', 'mysql', '8.0.36'); K.risky('sort_buffer_size'); print(len(c))")
     for _ in range(2):

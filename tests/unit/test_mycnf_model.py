@@ -216,6 +216,17 @@ def test_full_mode_keeps_the_core_settings():
     assert "open_files_limit" not in kinds and "log_bin" not in kinds   # autosized; never written
 
 
+def test_full_mode_writes_a_renamed_variable_under_its_new_name_only():
+    # MySQL 8.0.26+ prints slave_parallel_workers beside replica_parallel_workers with one value
+    snap = api.demo_snapshot()
+    snap.target.version = snap.target.version_string = "8.0.41"
+    snap.server.variables["slave_parallel_workers"] = "8"
+    snap.server.variables["replica_parallel_workers"] = "8"
+    plan = api.mycnf_plan(snap, MycnfOptions(purpose="production", mode="full"))
+    s = {x.variable: x.value for x in plan.settings}
+    assert s["replica_parallel_workers"] == "8" and "slave_parallel_workers" not in s
+
+
 def test_tidb_and_bad_options_are_usage_errors():
     snap = api.demo_snapshot()
     snap.target.flavor = "tidb"

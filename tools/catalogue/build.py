@@ -12,8 +12,9 @@ Inputs (tools/catalogue/sources/, provenance in PROVENANCE.md there):
                     mysql-8.4-refman-system-variable-reference.tsv (scope, dynamic of every 8.4 variable)
   Percona Server    tests/fixtures/flavors/percona-8.0 and mysql-8.4 variables.json (names present: coverage)
   hand-reviewed     units.tsv (numeric units), mysql-types.tsv (types of MySQL-only variables),
-                    mysql-renames.tsv (replaced_by), excluded.tsv (rows of the sources that are not
-                    server or InnoDB variables, with the reason)
+                    mysql-renames.tsv (replaced_by; renames), mysql-default-corrections.tsv (defaults the
+                    help result does not show as a server prints them), excluded.tsv (rows of the sources
+                    that are not server or InnoDB variables, with the reason)
 
 Output: one JSON per flavor family, each variable shaped like a variables.toml table (validated with
 advisor.knowledge.schema.VariableFile before it is written), sources as keys into a per-file table.
@@ -89,6 +90,7 @@ def load_inputs() -> dict[str, Any]:
         "units": {r["name"]: r["unit"] for r in tsv_rows(_read("units.tsv"))},
         "mysql_types": {r["name"]: r for r in tsv_rows(_read("mysql-types.tsv"))},
         "renames": {r["old"]: r for r in tsv_rows(_read("mysql-renames.tsv"))},
+        "default_fixes": {r["name"]: r for r in tsv_rows(_read("mysql-default-corrections.tsv"))},
         "excluded": {r["name"]: r for r in tsv_rows(_read("excluded.tsv"))},
         "percona80": set(json.loads((fl / "percona-8.0" / "variables.json").read_text())),
         "mysql57": set(json.loads((fl / "mysql-5.7" / "variables.json").read_text())),
@@ -117,6 +119,15 @@ def _whole(x: Optional[float]) -> Any:
 
 # ------------------------------------------------------------------------------------ MariaDB
 
+def _text_unit(vtype: str, values: Optional[str]) -> str:
+    """The unit of a non-numeric MariaDB variable type. An ENUM the server gives no value list for
+    (character sets, collations, locales: any the server knows) is a string, as both manuals type
+    character_set_server and collation_server."""
+    if vtype == "ENUM" and not values:
+        return "string"
+    return {"BOOLEAN": "bool", "ENUM": "enum", "SET": "set", "VARCHAR": "string", "FLAGSET": "string"}[vtype]
+
+
 def mariadb_entry(v: dict[str, Any], units: dict[str, str]) -> dict[str, Any]:
     name, vtype = v["VARIABLE_NAME"], v["VARIABLE_TYPE"]
     if vtype in _NUMERIC_TYPES:
@@ -124,7 +135,7 @@ def mariadb_entry(v: dict[str, Any], units: dict[str, str]) -> dict[str, Any]:
     elif vtype == "DOUBLE":
         unit = units.get(name, "float")
     else:
-        unit = {"BOOLEAN": "bool", "ENUM": "enum", "SET": "set", "VARCHAR": "string", "FLAGSET": "string"}[vtype]
+        unit = _text_unit(vtype, v["ENUM_VALUE_LIST"])
     scope = {"GLOBAL": "global", "SESSION": "both", "SESSION ONLY": "session"}[v["VARIABLE_SCOPE"]]
     e: dict[str, Any] = {"unit": unit, "scope": scope, "dynamic": v["READ_ONLY"] == "NO"}
     if vtype in _NUMERIC_TYPES or vtype == "DOUBLE":
@@ -276,7 +287,7 @@ def mysql_type(name: str, info: dict[str, Any], inp: dict[str, Any]) -> tuple[st
             return numeric_unit(name, inp["units"]), None
         if vt == "DOUBLE":
             return inp["units"].get(name, "float"), None
-        return {"BOOLEAN": "bool", "ENUM": "enum", "SET": "set", "VARCHAR": "string", "FLAGSET": "string"}[vt], None
+        return _text_unit(vt, mdb["ENUM_VALUE_LIST"]), None
     if name in inp["units"]:
         return inp["units"][name], None
     if help_row and help_row["shown"] == "printed":
@@ -290,9 +301,11 @@ _MYSQL_AUTOSIZED = {"back_log", "host_cache_size", "thread_cache_size", "table_d
                     "innodb_open_files", "open_files_limit", "max_connections_per_hour"}
 
 
-def _mysql_default(name: str, info: dict[str, Any], unit: str) -> Any:
+def _mysql_default(name: str, info: dict[str, Any], unit: str, fixes: dict[str, dict[str, str]]) -> Any:
     if name in _MACHINE or name in _MYSQL_AUTOSIZED:
         return None
+    if name in fixes:  # the help result does not show this default as a server prints it (see the table)
+        return _typed(fixes[name]["default"], unit)
     inno = info.get("innodb")
     if inno and inno["type"]:
         if "autosized" in inno["flags"] or inno["default"] == "" and inno["type"] != "STR":
@@ -307,8 +320,8 @@ def _mysql_default(name: str, info: dict[str, Any], unit: str) -> Any:
             return None
         if unit == "bool":
             return {"TRUE": "ON", "FALSE": "OFF"}.get(val)
-        if val == "-1" and unit == "count":
-            return None  # -1: sized at start-up (performance_schema_*)
+        if val == "-1" and name.startswith("performance_schema_"):
+            return None  # -1: sized at start-up ("-1 for automated sizing"); a server prints the size
         return _typed(val, unit)
     return None
 
@@ -363,7 +376,10 @@ def mysql_entry(name: str, info: dict[str, Any], inp: dict[str, Any]) -> dict[st
     start = max(since, lo)
     end = min(removed or hi, hi)
     dep = _v(info["deprecated"]) if info.get("deprecated") else None
-    default = _mysql_default(name, info, unit)
+    r = inp["renames"].get(name)
+    if dep is None and r and r["kind"] == "rename" and r["basis"].startswith("mysqld --help"):
+        dep = _v(r["since"])  # the lifecycle pages miss it; the server's help says "deprecated. Use <new>"
+    default = _mysql_default(name, info, unit, inp["default_fixes"])
     p80, p84 = name in inp["percona80"], name in inp["percona84"]
 
     def segments(a0: tuple[int, int, int], b0: tuple[int, int, int], flavor: str) -> list[dict[str, Any]]:
@@ -431,9 +447,10 @@ def mysql_entry(name: str, info: dict[str, Any], inp: dict[str, Any]) -> dict[st
         out["removed"] = {"mysql": _s(removed)}
         if "percona" in covered and not p84 and removed >= (8, 1, 0):
             out["removed"]["percona"] = _s(removed)
-    r = inp["renames"].get(name)
     if r:
         out["replaced_by"] = [r["new"]]
+        if r["kind"] == "rename":
+            out["renamed"] = True
     notes = []
     if known80 is None:
         notes.append("in the MySQL 8.4 manual; whether MySQL 8.0 had it is not recorded")

@@ -45,6 +45,7 @@ class VarSpec:
     deprecated_since: Optional[str]
     removed_in: Optional[str]
     replaced_by: tuple[str, ...]
+    renamed: bool                   # replaced_by[0] is this variable's new name (both names print, one value)
     noop: bool
     note: str
     sources: tuple[str, ...]
@@ -198,7 +199,8 @@ class VariableCatalogue:
             default=None if e.default is None else show_value(e.default, var.unit), default_formula=e.default_formula,
             enum=tuple(enum) if enum is not None else None,
             deprecated=e.deprecated, deprecated_since=var.deprecated.get(flavor) if e.deprecated else None,
-            removed_in=var.removed.get(flavor), replaced_by=tuple(var.replaced_by), noop=e.noop,
+            removed_in=var.removed.get(flavor), replaced_by=tuple(var.replaced_by),
+            renamed=bool(getattr(var, "renamed", False)), noop=e.noop,
             note=" ".join(x for x in (var.note, e.note) if x), sources=tuple(var.sources),
         )
 

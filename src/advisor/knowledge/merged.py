@@ -21,7 +21,7 @@ from typing import Any, Optional
 from advisor.versions import FLAVORS
 
 _VF_DEFAULTS: dict[str, Any] = {"min": None, "max": None, "enum": None, "coverage": {}, "deprecated": {},
-                                "removed": {}, "replaced_by": [], "note": "", "risky": []}
+                                "removed": {}, "replaced_by": [], "renamed": False, "note": "", "risky": []}
 _VE_DEFAULTS: dict[str, Any] = {"range": "*", "default": None, "default_formula": None, "min": None, "max": None,
                                 "enum": None, "scope": None, "dynamic": None, "deprecated": False, "noop": False,
                                 "note": ""}
@@ -156,5 +156,6 @@ class Catalogue(Mapping[str, Any]):
                         getattr(base, kind)[fl] = d[kind][fl]
             if not base.replaced_by and d.get("replaced_by"):
                 base.replaced_by = list(d["replaced_by"])
+                base.renamed = bool(d.get("renamed"))
             base.sources += [s for s in (sources[k] for k in d.get("src", [])) if s not in base.sources]
         return base

@@ -171,6 +171,8 @@ class VariableFile(StrictModel):
     deprecated: dict[FlavorName, str] = Field(default_factory=dict)
     removed: dict[FlavorName, str] = Field(default_factory=dict)
     replaced_by: list[str] = Field(default_factory=list)
+    renamed: bool = Field(False, description="replaced_by is this same variable under a new name: a server that "
+                          "has both prints both in SHOW VARIABLES, with one value, whichever name was set")
     note: str = ""
     sources: list[str] = Field(min_length=1)
     versions: list[VersionEntry] = Field(min_length=1)
@@ -208,11 +210,16 @@ class VariableFile(StrictModel):
                     raise ValueError(f"removed.{fl} = {ver} but a version entry ({here[0].range}) says it exists there")
                 if kind == "removed" and not any(fl in e.flavors for e in self.versions):
                     raise ValueError(f"removed.{fl} = {ver} but no version entry says it ever existed on {fl}")
+                window = self.coverage.get(fl)
+                if kind == "deprecated" and not here and window and not VersionRange(window).contains(v):
+                    continue  # deprecated before the window the data covers (e.g. data from 8.0.32 on, deprecated in 8.0.26)
                 if kind == "deprecated" and not here:
                     raise ValueError(f"deprecated.{fl} = {ver} but no version entry covers {fl} {ver}")
                 if kind == "deprecated" and not any(e.deprecated for e in here):
                     raise ValueError(f"deprecated.{fl} = {ver} but the version entry for {fl} {ver} "
                                      f"({here[0].range}) does not say deprecated = true")
+        if self.renamed and len(self.replaced_by) != 1:
+            raise ValueError("renamed = true needs exactly one replaced_by name (the new name)")
         stray = set(self.coverage) - set(self.covered)
         if stray:
             raise ValueError(f"coverage names {sorted(stray)} which `covered` leaves out")

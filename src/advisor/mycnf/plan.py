@@ -290,6 +290,8 @@ def _add_kept(b: _Build) -> None:
         spec = cat.info(name, b.flavor, b.version)
         if spec is None or spec.noop:
             continue
+        if spec.deprecated and spec.renamed and cat.exists_on(spec.replaced_by[0], b.flavor, b.version):
+            continue  # the old name of a renamed variable: the file writes the new name, which has the same value
         cur = b.variables.get(name)
         if cur is None:
             cur = cat.default_for(name, b.flavor, b.version, **b.inputs)

@@ -76,13 +76,23 @@ def pinned_old_defaults_count(v: FactView) -> Any:
 
 
 def _deprecated_in_use(v: FactView) -> list[str]:
+    """Deprecated variables away from their default, as 'name=value (deprecated since ..., use new)'.
+
+    A variable the catalogue marks `renamed` (slave_net_timeout -> replica_net_timeout in MySQL 8.0.26,
+    tx_isolation -> transaction_isolation in 5.7.20) is one variable under two names: the server prints
+    both, with one value, whichever name the option file used, so SHOW VARIABLES cannot tell a setting
+    made under the old name. The old name is left out while the new one is printed beside it; only a
+    variable list without the new name (the old name alone) shows that the old name is what was set."""
     def find() -> list[str]:
         ctx = default_inputs(v)
         out = []
-        for name, value in sorted(v.variables().items()):
+        variables = v.variables()
+        for name, value in sorted(variables.items()):
             spec = v.catalogue.info(name, v.flavor, v.version)
             if spec is None or not spec.deprecated:
                 continue
+            if spec.renamed and spec.replaced_by[0] in variables:
+                continue  # the old name printed beside the new one: not a setting anyone can attribute to it
             if v.catalogue.is_default(name, value, v.flavor, v.version, **ctx) is False:
                 repl = f", use {'/'.join(spec.replaced_by)}" if spec.replaced_by else ""
                 out.append(f"{name}={value} ({spec.deprecation}{repl})")
