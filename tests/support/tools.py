@@ -29,6 +29,7 @@ TOOLS: dict[str, str] = {
     "ssh": "openssh-client",
     "ssh-keygen": "openssh-client",
     "chromium": "chromium",
+    "my_print_defaults": "mariadb-client-core",  # installed with mariadb-server
 }
 SBIN = ("/usr/sbin", "/sbin", "/usr/local/sbin")  # not on a non-root PATH, but where Debian puts daemons
 

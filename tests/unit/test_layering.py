@@ -40,6 +40,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
               # watch: the series' facts and the sysbench-output parser are judgements over data handed in
               "advisor.watch.model", "advisor.watch.facts", "advisor.watch.sysbench_out")),
     ("edge", ("advisor.cache", "advisor.knowledge", "advisor.rules.loader", "advisor.rules.lint", "advisor.collect",
+              "advisor.optionfile",  # the one option-file reader (client options and mycnf)
               "advisor.mycnf.cnf", "advisor.mycnf.verify", "advisor.mycnf.validate", "advisor.mycnf.trial",
               "advisor.dumps",  # reading a dump into a Snapshot is a collector
               # watch: loading the verdicts, and sampling a server and its hosts

@@ -71,7 +71,7 @@ def test_includes_are_followed_in_order(tmp_path):
     (tmp_path / "extra.cnf").write_text("[mysqld]\nmax_connections = 10\n")
     main = tmp_path / "my.cnf"
     main.write_text(f"[mysqld]\nsort_buffer_size = 512K\nmax_connections = 5\n!includedir {d}\n!include extra.cnf\n")
-    f = read_option_file(main)
+    f = read_option_file(main, cwd=tmp_path)  # a relative include is opened from the current directory, as the server does
     eff = effective(f.options)
     assert eff["sort_buffer_size"].value == "2M" and eff["sort_buffer_size"].file.endswith("99-advisor.cnf")
     assert eff["max_connections"].value == "10"

@@ -1,158 +1,19 @@
-"""MySQL/MariaDB option files (my.cnf): parse them, follow their includes, and map options to
-server variables. Parsing is pure (`parse_option_text`); `read_option_file` does the I/O.
-
-Syntax, as the servers read it (refman "Using Option Files"; MariaDB "Configuring MariaDB with
-Option Files"): `[group]` headers; `name`, `name = value`; `#` and `;` start a comment line, and
-`#` starts a trailing comment outside quotes; values may be quoted with ' or "; `!include FILE`
-and `!includedir DIR` (files ending in .cnf). Dashes and underscores in names are the same, and
-a `loose-` prefix makes an unknown option a warning instead of an error.
+"""MySQL/MariaDB option files (my.cnf): the groups a server reads, and mapping options to server
+variables. Parsing and following includes is advisor.optionfile's (`parse_option_text`,
+`read_option_file`), the one reader the client's connection options use too; its docstring has the
+syntax. Dashes and underscores in names are the same, and a `loose-` prefix makes an unknown option
+a warning instead of an error.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Iterable, Optional
 
+# The parser is shared with the client's connection options (advisor.optionfile); these names
+# stay importable from here.
+from advisor.optionfile import (MAX_INCLUDE_DEPTH, OptionFile, OptionLine, parse_option_text,  # noqa: F401
+                                read_option_file)
 from advisor.versions import Version
-
-MAX_INCLUDE_DEPTH = 10
-
-_GROUP = re.compile(r"^\[\s*([^\]]+?)\s*\]\s*(?:[#;].*)?$")
-_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "r": "\r", "\\": "\\", "s": " ", '"': '"', "'": "'"}
-
-
-@dataclass(frozen=True)
-class OptionLine:
-    """One `name[=value]` line of an option file."""
-
-    file: str
-    line: int
-    group: str
-    name: str              # as written, lower-cased
-    value: Optional[str]   # None for a bare option (`skip-name-resolve`)
-
-    @property
-    def key(self) -> str:
-        """The name with dashes as underscores (the form SHOW VARIABLES uses)."""
-        return self.name.replace("-", "_")
-
-    def where(self) -> str:
-        return f"{self.file}:{self.line}"
-
-
-@dataclass
-class OptionFile:
-    path: str
-    options: list[OptionLine] = field(default_factory=list)
-    includes: list[tuple[str, int, str]] = field(default_factory=list)  # (include | includedir, line, path)
-    errors: list[str] = field(default_factory=list)
-
-
-def _strip_trailing_comment(text: str) -> str:
-    quote = ""
-    escape = False
-    for i, ch in enumerate(text):
-        if ch in "'\"" and not escape:
-            if not quote:
-                quote = ch
-            elif quote == ch:
-                quote = ""
-        if not quote and ch == "#":
-            return text[:i]
-        escape = bool(quote) and ch == "\\" and not escape
-    return text
-
-
-def _unquote(value: str) -> str:
-    v = value.strip()
-    if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
-        v = v[1:-1]
-    out = []
-    i = 0
-    while i < len(v):
-        ch = v[i]
-        if ch == "\\" and i + 1 < len(v) and v[i + 1] in _ESCAPES:
-            out.append(_ESCAPES[v[i + 1]])
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def parse_option_text(text: str, source: str = "my.cnf") -> OptionFile:
-    """Parse one option file's text (includes are recorded, not followed)."""
-    result = OptionFile(path=source)
-    group = ""
-    for n, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line[0] in "#;":
-            continue
-        if line.startswith("!"):
-            m = re.match(r"!\s*(includedir|include)\s+(.+?)\s*$", line)
-            if not m:
-                result.errors.append(f"{source}:{n}: unknown directive {line!r} (expected !include or !includedir)")
-                continue
-            result.includes.append((m.group(1), n, m.group(2)))
-            continue
-        g = _GROUP.match(line)
-        if g:
-            group = g.group(1).strip().lower()
-            continue
-        if line.startswith("["):
-            result.errors.append(f"{source}:{n}: malformed group header {line!r}")
-            continue
-        body = _strip_trailing_comment(line).strip()
-        if not body:
-            continue
-        if not group:
-            result.errors.append(f"{source}:{n}: option {body!r} appears before any [group] header")
-            continue
-        if "=" in body:
-            name, _, value = body.partition("=")
-            name, value_s = name.strip(), _unquote(value)
-            val: Optional[str] = value_s
-        else:
-            name, val = body, None
-        if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
-            result.errors.append(f"{source}:{n}: {name!r} is not an option name")
-            continue
-        result.options.append(OptionLine(source, n, group, name.lower(), val))
-    return result
-
-
-def read_option_file(path: str | Path, _depth: int = 0) -> OptionFile:
-    """Read a file and the files it includes, in the order the server reads them. `options` holds
-    every option line of all files; `errors` every problem. Raises OSError if `path` is unreadable."""
-    p = Path(path)
-    text = p.read_text(encoding="utf-8", errors="replace")
-    top = parse_option_text(text, str(p))
-    merged = OptionFile(path=str(p), errors=list(top.errors), includes=list(top.includes))
-    # Includes are processed at their position: interleave by line number.
-    events: list[tuple[int, object]] = [(o.line, o) for o in top.options] + [(ln, (kind, target)) for kind, ln, target in top.includes]
-    for _, ev in sorted(events, key=lambda e: e[0]):
-        if isinstance(ev, OptionLine):
-            merged.options.append(ev)
-            continue
-        kind, target = ev  # type: ignore[misc]
-        if _depth >= MAX_INCLUDE_DEPTH:
-            merged.errors.append(f"{p}: !{kind} {target}: includes nested deeper than {MAX_INCLUDE_DEPTH} levels")
-            continue
-        tp = Path(target) if Path(target).is_absolute() else p.parent / target
-        files = [tp] if kind == "include" else (sorted(x for x in tp.glob("*.cnf")) if tp.is_dir() else [])
-        if kind == "includedir" and not tp.is_dir():
-            merged.errors.append(f"{p}: !includedir {target}: not a directory")
-        for f in files:
-            try:
-                sub = read_option_file(f, _depth + 1)
-            except OSError as e:
-                merged.errors.append(f"{p}: !{kind} {target}: cannot read {f}: {e.strerror}")
-                continue
-            merged.options.extend(sub.options)
-            merged.errors.extend(sub.errors)
-    return merged
 
 
 def server_groups(flavor: str, version: Version | None) -> tuple[str, ...]:
