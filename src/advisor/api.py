@@ -49,7 +49,7 @@ def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Opti
     from advisor.collect.parse import parse_server, parse_target
 
     if sample_seconds < 0:
-        raise UsageError("--sample-seconds must be 0 or more.", None)
+        raise UsageError("--sample-seconds must be 0 or more.", "pass e.g. --sample-seconds 10, or 0 for rates since the server started.")
     ep = endpoint or resolve(opts)
     own = conn is None
     conn = connect(ep) if own else conn
@@ -86,7 +86,7 @@ def collect_machine(snap: Snapshot, host: Optional[str], transport: str, *, sysr
     from advisor.collect.network import read_client
 
     if ssh and host_facts:
-        raise UsageError("--ssh and --host-facts both supply the server's host facts; give one.", None)
+        raise UsageError("--ssh and --host-facts both supply the server's host facts; give one.", "use --ssh USER@HOST to read them now, or --host-facts FILE for facts written earlier on the server.")
     if sysroot is not None and not Path(sysroot).is_dir():
         raise UsageError(f"--sysroot {sysroot} is not a directory.", "give the root of a tree that holds proc/ and sys/.")
     snap.client = read_client(host, transport, sysroot or "/", source="recorded" if sysroot else "local")
@@ -240,7 +240,7 @@ def assess(purpose: str, *, snapshot: Optional[Snapshot] = None, collection: Opt
     t0 = time.monotonic()
     if snapshot is None:
         if collection is None:
-            raise UsageError("assess needs a snapshot or connection options.", None)
+            raise UsageError("assess needs a snapshot or connection options.", "pass snapshot= or collection=api.Collection(options).")
         snapshot, endpoint, mode = _collect_for(purpose, collection, calibration)
     else:
         if calibration.enabled or calibration.write_probe:
@@ -262,7 +262,7 @@ def assess(purpose: str, *, snapshot: Optional[Snapshot] = None, collection: Opt
 
 def _check_purpose(purpose: str) -> None:
     if purpose not in ("production", "benchmark"):
-        raise UsageError(f"--purpose {purpose!r} is not production or benchmark.", None)
+        raise UsageError(f"--purpose {purpose!r} is not production or benchmark.", "pass --purpose production (the default) or --purpose benchmark.")
 
 
 def _check_ignore(catalogue: "Catalogue", ignore: Iterable[str]) -> list[str]:

@@ -26,7 +26,7 @@ app = typer.Typer(
     help="Rule-based configuration advisor for MySQL, Percona Server, MariaDB and TiDB: findings with evidence, "
          "a measured calibration, and a justified my.cnf.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["--help"]},
 )
@@ -40,8 +40,10 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No warnings and no progress on standard error (errors "
+                                        "are still printed); also accepted after the command.")] = False,
 ) -> None:
     """advisor: find what makes a MySQL-family server slow or a benchmark misleading, show the evidence, write the fix."""
 
@@ -95,8 +97,7 @@ def main(argv: Optional[list[str]] = None) -> None:
 
     args = sys.argv[1:] if argv is None else list(argv)
     try:
-        register(_command_named(args))
-        rv = app(args=args, standalone_mode=False, prog_name="advisor")
+        rv = _run(args)
     except AdvisorError as e:
         _fail(str(e), e.exit_code)
     except KeyboardInterrupt:
@@ -123,6 +124,38 @@ def main(argv: Optional[list[str]] = None) -> None:
     if rv == EXIT_INTERRUPTED:  # typer returns Ctrl-C as exit code 130 (no exception) in non-standalone mode
         _fail("interrupted.", EXIT_INTERRUPTED)
     _exit(rv if isinstance(rv, int) else 0)
+
+
+QUIET_FLAGS = ("--quiet", "-q")
+
+
+def _run(args: list[str]) -> object:
+    """Parse and run. Before parsing: `-p` without a value becomes --ask-password, --quiet is taken
+    from anywhere on the line, and the [advisor] option group gives the command's defaults."""
+    from typer.main import get_command
+
+    from advisor.commands import options
+
+    name = _command_named(args)
+    register(name)
+    group = get_command(app)
+    sub = group.commands.get(name) if name in COMMANDS else None  # type: ignore[attr-defined]
+    opts = {o for p in getattr(sub, "params", []) for o in getattr(p, "opts", [])}
+    at = args.index(name) if name in args else len(args)
+    pre, post = args[:at], args[at:]
+    options.QUIET = any(a in QUIET_FLAGS for a in pre)
+    defaults: dict[str, object] = {}
+    if sub is not None:
+        if any(a in QUIET_FLAGS for a in post):
+            options.QUIET = True
+            if "--quiet" not in opts:  # watch has its own --quiet (no live table), which also silences warnings
+                post = [a for a in post if a not in QUIET_FLAGS]
+        args = pre + post
+        if "--password" in opts:
+            args = options.expand_bare_password(args)
+        defaults = options.advisor_defaults(args, sub)
+    return group.main(args=args, standalone_mode=False, prog_name="advisor",
+                      default_map={name: defaults} if defaults else None)
 
 
 def _fail(message: str, code: int) -> None:

@@ -28,6 +28,7 @@ class FleetTarget:
     host: str
     port: Optional[int]
     user: Optional[str]
+    dsn: Optional[str] = None  # a Percona DSN line: its S= and F= parts apply too
 
 
 @dataclass
@@ -41,18 +42,30 @@ class FleetResult:
 
 
 def parse_targets(text: str, source: str = "targets") -> list[FleetTarget]:
-    """One target per line: [user@]host[:port]; '#' starts a comment; blank lines are skipped."""
+    """One target per line: [user@]host[:port], or a Percona DSN (h=db1,P=3307,u=app,S=...,F=...);
+    '#' starts a comment; blank lines are skipped."""
+    from advisor.collect.clientopts import is_dsn, parse_dsn
+
     out: list[FleetTarget] = []
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
+        if is_dsn(line):
+            try:
+                d = parse_dsn(line)
+                port = int(d["port"]) if "port" in d else None
+            except (UsageError, ValueError) as e:
+                raise UsageError(f"{source}:{n}: {e}", "write a DSN such as h=db1,P=3306,u=app.") from None
+            out.append(FleetTarget(n, line, d.get("host") or "localhost", port, d.get("user"), dsn=line))
+            continue
         m = _TARGET.match(line)
         if not m:
-            raise UsageError(f"{source}:{n}: {line!r} is not a target; write [user@]host[:port].", None)
+            raise UsageError(f"{source}:{n}: {line[:100]!r} is not a target.",
+                             "write [user@]host[:port] or a Percona DSN (h=db1,P=3306,u=app) per line.")
         port = int(m.group("port")) if m.group("port") else None
         if port is not None and not 0 < port < 65536:
-            raise UsageError(f"{source}:{n}: port {port} is out of range.", None)
+            raise UsageError(f"{source}:{n}: port {port} is out of range.", "use a TCP port between 1 and 65535.")
         out.append(FleetTarget(n, line, m.group("host").strip("[]"), port, m.group("user")))
     if not out:
         raise UsageError(f"{source} lists no targets.", "write one [user@]host[:port] per line.")
@@ -72,6 +85,14 @@ def audit_one(t: FleetTarget, base: ConnectionOptions, purpose: str, sample_seco
 
     opts = replace(base, host=t.host, port=t.port if t.port is not None else (base.port or 3306),
                    user=t.user or base.user, socket=None)
+    if t.dsn:
+        from advisor.collect.clientopts import parse_dsn
+
+        d = parse_dsn(t.dsn)
+        opts = replace(opts, host=d.get("host"), socket=d.get("socket"), port=t.port if t.port is not None else base.port,
+                       password=d.get("password", base.password),
+                       defaults_file=d.get("defaults_file") or base.defaults_file,
+                       files=None if "defaults_file" in d else base.files)
     t0 = time.monotonic()
     try:
         a = api.assess(purpose, collection=api.Collection(opts, sample_seconds=sample_seconds),
@@ -84,7 +105,7 @@ def audit_one(t: FleetTarget, base: ConnectionOptions, purpose: str, sample_seco
 def audit_fleet(targets: list[FleetTarget], base: ConnectionOptions, purpose: str = "production",
                 jobs: int = 4, sample_seconds: float = 0.0, calibration: Optional[Calibration] = None) -> list[FleetResult]:
     if jobs < 1:
-        raise UsageError("--jobs must be at least 1.", None)
+        raise UsageError("--jobs must be at least 1.", "pass --jobs 4 (the default) or another positive number.")
     from advisor.rules.loader import load_entries
 
     load_entries()  # fail fast on a bad catalogue before opening any connection

@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from advisor.collect.connection import ConnectionOptions, parse_option_file, resolve
+from advisor.collect.clientopts import read_client_files
+from advisor.collect.connection import ConnectionOptions, resolve
 from advisor.errors import SnapshotError, UsageError
 from advisor.snapshot import load_snapshot
 from advisor import api
@@ -35,32 +36,35 @@ def test_wrong_schema_version_and_wrong_field():
 
 
 def test_option_file_syntax(tmp_path):
+    """The client reads option files through the one reader mycnf uses (advisor.optionfile)."""
     inc = tmp_path / "conf.d"
     inc.mkdir()
     (inc / "x.cnf").write_text("[client]\nport = 3307\n")
-    text = f"""# comment
+    f = tmp_path / "my.cnf"
+    f.write_text(f"""# comment
 [client]
 user = app
-password = "pa ss#word"
+password = "pa ss#wo\\"rd"
 ssl_mode=REQUIRED
-skip-ssl
 host = db1 # trailing comment
 !includedir {inc}
+loose-socket = /tmp/x.sock
 [mysqld]
 port = 9999
-"""
-    groups = parse_option_file(text, tmp_path)
-    c = groups["client"]
-    assert c["user"] == "app" and c["password"] == "pa ss#word" and c["ssl-mode"] == "REQUIRED"
-    assert c["skip-ssl"] == "true" and c["host"] == "db1" and c["port"] == "3307"
-    assert groups["mysqld"]["port"] == "9999"
+""")
+    files = read_client_files(defaults_file=str(f), env={"HOME": str(tmp_path)})
+    c = {k: s.value for k, s in files.values.items()}
+    assert c == {"user": "app", "password": 'pa ss#wo"rd', "ssl-mode": "REQUIRED", "host": "db1", "port": "3307",
+                 "socket": "/tmp/x.sock"}
+    assert files.values["port"].where == f"{inc / 'x.cnf'}:2"
 
 
 def test_precedence_cli_over_file_over_env(tmp_path):
     f = tmp_path / "my.cnf"
     f.write_text("[client]\nuser=fileuser\npassword=filepw\nhost=127.0.0.1\nport=3310\n[advisor]\nssl-mode=DISABLED\n")
     ep = resolve(ConnectionOptions(defaults_file=str(f)), env={"MYSQL_PWD": "envpw"})
-    assert (ep.user, ep.password, ep.port, ep.ssl_mode, ep.password_source) == ("fileuser", "filepw", 3310, "DISABLED", "option file")
+    assert (ep.user, ep.password, ep.port, ep.ssl_mode, ep.password_source) == ("fileuser", "filepw", 3310, "DISABLED",
+                                                                              f"option file ({f}:3)")
     ep = resolve(ConnectionOptions(defaults_file=str(f), user="cli", password="clipw", port=3320), env={})
     assert (ep.user, ep.password, ep.port) == ("cli", "clipw", 3320)
     ep = resolve(ConnectionOptions(host="127.0.0.1", no_defaults=True), env={"MYSQL_PWD": "envpw", "USER": "u"})

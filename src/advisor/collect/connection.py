@@ -1,26 +1,27 @@
 """Connection options as the mysql client has them, and opening a PyMySQL connection.
 
-Precedence, highest first: command-line options; option files ([client] and [advisor] groups of
---defaults-file, or else ~/.my.cnf, plus --defaults-extra-file); the MYSQL_PWD environment
-variable (password only). The password is held in a field that is excluded from repr, from
-snapshots and from every message.
+Precedence, highest first: command-line options (a Percona DSN given as --host counts as
+command-line options); the option files and the login-path file, read as the mysql client reads
+them (advisor.collect.clientopts); the environment: MYSQL_HOST, MYSQL_TCP_PORT, MYSQL_UNIX_PORT,
+MYSQL_PWD. The password is held in a field that is excluded from repr, from snapshots and from
+every message; it is sent as UTF-8 bytes, as the mysql client on a UTF-8 terminal sends it.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import socket as _socket
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
 
+from advisor.collect.clientopts import ClientFiles, is_dsn, parse_dsn, read_client_files
 from advisor.errors import ConnectError, UsageError
 
 SSL_MODES = ("DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
 DEFAULT_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock",
                    "/var/lib/mysql/mysql.sock")
-OPTION_GROUPS = ("client", "advisor")
 
 
 @dataclass
@@ -41,6 +42,10 @@ class ConnectionOptions:
     defaults_file: Optional[str] = None
     defaults_extra_file: Optional[str] = None
     no_defaults: bool = False
+    login_path: Optional[str] = None
+    password_source: Optional[str] = None   # where a given password came from ("prompt"; default "command line")
+    search: Optional[tuple[str, ...]] = None  # the option files to look for (default: the client's list)
+    files: Optional[ClientFiles] = field(default=None, repr=False, compare=False)  # read once, by option_files()
 
 
 @dataclass(frozen=True)
@@ -69,98 +74,59 @@ class Endpoint:
         return f"{where} as '{self.user}'"
 
 
-# ---------------------------------------------------------------- option files
-
-_INCLUDE = re.compile(r"^!(include|includedir)\s+(.+)$")
+# ---------------------------------------------------------------- resolving
 
 
-def parse_option_file(text: str, base: Optional[Path] = None, _depth: int = 0) -> dict[str, dict[str, str]]:
-    """MySQL option-file syntax: [group], key=value, bare key (= 'true'), # and ; comments,
-    quoted values, !include FILE and !includedir DIR. Keys are normalised to use '-'."""
-    groups: dict[str, dict[str, str]] = {}
-    cur: Optional[dict[str, str]] = None
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line[0] in "#;":
-            continue
-        m = _INCLUDE.match(line)
-        if m:
-            if _depth > 8:
-                continue
-            target = Path(m.group(2).strip())
-            if base is not None and not target.is_absolute():
-                target = base / target
-            files = sorted(target.glob("*.cnf")) if m.group(1) == "includedir" and target.is_dir() else [target]
-            for f in files:
-                try:
-                    sub = parse_option_file(f.read_text(encoding="utf-8", errors="replace"), f.parent, _depth + 1)
-                except OSError:
-                    continue
-                for g, kv in sub.items():
-                    groups.setdefault(g, {}).update(kv)
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            cur = groups.setdefault(line[1:-1].strip().lower(), {})
-            continue
-        if cur is None:
-            continue
-        key, sep, value = line.partition("=")
-        key = key.strip().lower().replace("_", "-")
-        value = value.strip()
-        if not sep:
-            value = "true"
-        elif value[:1] in ("'", '"'):
-            q = value[0]
-            end = value.find(q, 1)
-            value = value[1:end] if end > 0 else value[1:]
-        else:
-            value = re.split(r"\s+#", value, maxsplit=1)[0].strip()
-        cur[key] = value
-    return groups
-
-
-def _read_option_files(opts: ConnectionOptions) -> dict[str, str]:
-    if opts.no_defaults:
-        return {}
-    files: list[Path] = []
-    if opts.defaults_file:
-        p = Path(opts.defaults_file)
-        if not p.is_file():
-            raise UsageError(f"--defaults-file {p} does not exist or is not a file.",
-                             "give the path of an option file with a [client] section.")
-        files.append(p)
-    else:
-        home = Path(os.path.expanduser("~")) / ".my.cnf"
-        if home.is_file():
-            files.append(home)
-    if opts.defaults_extra_file:
-        p = Path(opts.defaults_extra_file)
-        if not p.is_file():
-            raise UsageError(f"--defaults-extra-file {p} does not exist or is not a file.", None)
-        files.append(p)
-    merged: dict[str, str] = {}
-    for f in files:
+def _apply_dsn(opts: ConnectionOptions) -> ConnectionOptions:
+    """A Percona DSN given as the host (`--host h=db1,P=3307,u=app`): its parts count as the
+    command-line options they name; an option also given on its own wins."""
+    if not opts.host or not is_dsn(opts.host):
+        return opts
+    d = parse_dsn(opts.host)
+    port: Any = d.get("port")
+    if port is not None:
         try:
-            groups = parse_option_file(f.read_text(encoding="utf-8", errors="replace"), f.parent)
-        except OSError as e:
-            raise UsageError(f"cannot read option file {f}: {e.strerror}.", "check its permissions.") from None
-        for g in OPTION_GROUPS:
-            merged.update(groups.get(g, {}))
-    return merged
+            port = int(port)
+        except ValueError:
+            raise UsageError(f"P={port!r} in the DSN is not a port number.", "write P=3306.") from None
+    return replace(opts, host=d.get("host"), port=opts.port if opts.port is not None else port,
+                   user=opts.user or d.get("user"), password=opts.password if opts.password is not None else d.get("password"),
+                   socket=opts.socket or d.get("socket"), defaults_file=opts.defaults_file or d.get("defaults_file"),
+                   files=None)
+
+
+def option_files(opts: ConnectionOptions, env: Optional[dict[str, str]] = None) -> ClientFiles:
+    """The option files' settings for these options (read once; kept on `opts.files`)."""
+    if opts.files is None:
+        opts.files = read_client_files(defaults_file=opts.defaults_file, defaults_extra_file=opts.defaults_extra_file,
+                                       no_defaults=opts.no_defaults, login_path=opts.login_path, env=env,
+                                       search=opts.search)
+    return opts.files
+
+
+def _ssl_mode(opts: ConnectionOptions, cnf: dict[str, Optional[str]]) -> str:
+    if opts.ssl_mode:
+        return opts.ssl_mode.upper()
+    if cnf.get("ssl-mode"):
+        return str(cnf["ssl-mode"]).upper()
+    if "skip-ssl" in cnf or str(cnf.get("ssl", "1")).lower() in ("0", "off", "false"):
+        return "DISABLED"
+    return "PREFERRED"
 
 
 def resolve(opts: ConnectionOptions, env: Optional[dict[str, str]] = None) -> Endpoint:
     env = dict(os.environ) if env is None else env
-    cnf = _read_option_files(opts)
+    opts = _apply_dsn(opts)
+    files = option_files(opts, env)
+    cnf = {k: s.value for k, s in files.values.items()}
 
-    host = opts.host or cnf.get("host")
-    port_s: Any = opts.port if opts.port is not None else cnf.get("port")
-    sock = opts.socket or (cnf.get("socket") if not opts.host and opts.port is None else None)
+    host = opts.host or cnf.get("host") or env.get("MYSQL_HOST")
+    port_s: Any = opts.port if opts.port is not None else (cnf.get("port") or env.get("MYSQL_TCP_PORT") or None)
     user = opts.user or cnf.get("user") or env.get("USER") or "root"
     if opts.password is not None:
-        password, src = opts.password, "command line"
-    elif "password" in cnf and cnf["password"] != "true":
-        password, src = cnf["password"], "option file"
+        password, src = opts.password, opts.password_source or "command line"
+    elif cnf.get("password") is not None:
+        password, src = str(cnf["password"]), f"option file ({files.values['password'].where})"
     elif "MYSQL_PWD" in env:
         password, src = env["MYSQL_PWD"], "MYSQL_PWD"
     else:
@@ -169,31 +135,38 @@ def resolve(opts: ConnectionOptions, env: Optional[dict[str, str]] = None) -> En
     try:
         port = int(port_s) if port_s is not None else 3306
     except (TypeError, ValueError):
-        raise UsageError(f"port {port_s!r} is not a number.", "pass --port with a TCP port such as 3306.") from None
+        raise UsageError(f"port {str(port_s)[:40]!r} is not a number.", "pass --port with a TCP port such as 3306.") from None
     if not 0 < port < 65536:
         raise UsageError(f"port {port} is out of range.", "pass --port between 1 and 65535.")
 
-    # Like the mysql client, 'localhost' (or no host) without a port means the unix socket.
-    if not sock and (host in (None, "localhost")) and port_s is None:
-        sock = next((s for s in DEFAULT_SOCKETS if Path(s).exists()), None)
+    # Like the mysql client, 'localhost' (or no host) means the unix socket, unless a port was given
+    # on the command line (MariaDB's client) or the option files say protocol=tcp.
+    sock = opts.socket
+    if not sock and host in (None, "localhost") and opts.port is None and str(cnf.get("protocol") or "").lower() != "tcp":
+        sock = cnf.get("socket") or env.get("MYSQL_UNIX_PORT")
+        if not sock and port_s is None:
+            sock = next((s for s in DEFAULT_SOCKETS if Path(s).exists()), None)
     if sock and not Path(sock).exists():
         raise ConnectError(f"cannot connect to socket {sock}: no such file.",
                            "check the server's `socket` variable, or connect over TCP with --host and --port.")
 
-    mode = (opts.ssl_mode or cnf.get("ssl-mode") or "PREFERRED").upper()
+    mode = _ssl_mode(opts, cnf)
     if mode not in SSL_MODES:
-        raise UsageError(f"--ssl-mode {mode!r} is not one of {', '.join(SSL_MODES)}.", None)
+        raise UsageError(f"--ssl-mode {mode[:40]!r} is not one of {', '.join(SSL_MODES)}.",
+                         "pass --ssl-mode PREFERRED (the default), or REQUIRED to insist on TLS.")
     ssl_ca = opts.ssl_ca or cnf.get("ssl-ca")
     if mode in ("VERIFY_CA", "VERIFY_IDENTITY") and not ssl_ca:
-        raise UsageError(f"--ssl-mode {mode} needs --ssl-ca (the CA that signed the server's certificate).", None)
-    for label, path in (("--ssl-ca", ssl_ca), ("--ssl-cert", opts.ssl_cert), ("--ssl-key", opts.ssl_key)):
+        raise UsageError(f"--ssl-mode {mode} needs --ssl-ca (the CA that signed the server's certificate).",
+                         "pass --ssl-ca FILE, or --ssl-mode REQUIRED for TLS without verifying the server.")
+    ssl_cert, ssl_key = opts.ssl_cert or cnf.get("ssl-cert"), opts.ssl_key or cnf.get("ssl-key")
+    for label, path in (("--ssl-ca", ssl_ca), ("--ssl-cert", ssl_cert), ("--ssl-key", ssl_key)):
         if path and not Path(path).is_file():
-            raise UsageError(f"{label} {path} does not exist.", None)
-    if opts.connect_timeout <= 0 or opts.read_timeout <= 0:
-        raise UsageError("timeouts must be positive numbers of seconds.", None)
+            raise UsageError(f"{label} {path} does not exist.", f"pass {label} with the path of a PEM file.")
+    if not (0 < opts.connect_timeout < 1e6) or not (0 < opts.read_timeout < 1e6):
+        raise UsageError("timeouts must be positive numbers of seconds.", "pass e.g. --connect-timeout 5 --read-timeout 30.")
     return Endpoint(
         host=host or "localhost", port=port, socket=sock, user=user, password=password, ssl_mode=mode,
-        ssl_ca=ssl_ca, ssl_cert=opts.ssl_cert or cnf.get("ssl-cert"), ssl_key=opts.ssl_key or cnf.get("ssl-key"),
+        ssl_ca=ssl_ca, ssl_cert=ssl_cert, ssl_key=ssl_key,
         connect_timeout=opts.connect_timeout, read_timeout=opts.read_timeout, password_source=src,
     )
 
@@ -247,7 +220,9 @@ def connect(ep: Endpoint) -> Any:
         # The handshake (greeting, TLS, authentication) is bounded by the connect timeout: PyMySQL
         # applies connect_timeout to the TCP connect only, so the read timeout starts out equal to it
         # and is raised to --read-timeout once connected.
-        user=ep.user, password=ep.password, connect_timeout=ep.connect_timeout,
+        # PyMySQL encodes a str password as latin-1 (a UTF-8 one like pass€word fails); the mysql
+        # client sends the bytes the terminal gave it, UTF-8 today.
+        user=ep.user, password=ep.password.encode("utf-8", errors="surrogateescape"), connect_timeout=ep.connect_timeout,
         read_timeout=min(ep.connect_timeout, ep.read_timeout), write_timeout=min(ep.connect_timeout, ep.read_timeout), autocommit=True, charset="utf8mb4", program_name="advisor",
     )
     if ep.socket:
@@ -263,6 +238,7 @@ def connect(ep: Endpoint) -> Any:
                 return _client_context(False, None, False)
             return super()._create_ssl_ctx(sslp)
 
+    started = time.monotonic()
     try:
         try:
             conn = _Connection(**kwargs)
@@ -272,11 +248,16 @@ def connect(ep: Endpoint) -> Any:
     except pymysql.err.OperationalError as e:
         code = e.args[0] if e.args else 0
         msg = scrub(str(e.args[1]) if len(e.args) > 1 else str(e), ep)
-        raise ConnectError(f"cannot connect to {ep.describe()}: ({code}) {msg}.", _connect_tip(code, ep)) from None
+        raise ConnectError(f"cannot connect to {ep.describe()}: ({code}) {_cut(msg)}.",
+                           _connect_tip(code, ep, msg, time.monotonic() - started)) from None
     except pymysql.err.MySQLError as e:
-        raise ConnectError(f"cannot connect to {ep.describe()}: {scrub(str(e), ep)}.", _connect_tip(0, ep)) from None
+        msg = scrub(str(e), ep)
+        raise ConnectError(f"cannot connect to {ep.describe()}: {_cut(msg)}.",
+                           _connect_tip(0, ep, msg, time.monotonic() - started)) from None
     except (OSError, _socket.timeout) as e:
-        raise ConnectError(f"cannot connect to {ep.describe()}: {scrub(str(e), ep)}.", _connect_tip(2003, ep)) from None
+        msg = scrub(str(e), ep)
+        raise ConnectError(f"cannot connect to {ep.describe()}: {_cut(msg)}.",
+                           _connect_tip(2003, ep, msg, time.monotonic() - started)) from None
     conn._read_timeout = ep.read_timeout  # PyMySQL re-applies these before each read/write
     conn._write_timeout = ep.read_timeout
     if ep.ssl_mode in ("REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"):
@@ -290,17 +271,49 @@ def connect(ep: Endpoint) -> Any:
     return conn
 
 
-def _connect_tip(code: int, ep: Endpoint) -> str:
+def _cut(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
+
+
+_TLS_WORDS = ("[SSL", "SSL:", "certificate", "tlsv1", "sslv3", "wrong version number")
+
+
+def _took(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+
+
+def _connect_tip(code: int, ep: Endpoint, msg: str = "", elapsed: float = 0.0) -> str:
+    """What to do, from what happened: the error code, the server's words, and how long it took."""
+    low = msg.lower()
     if code == 1045:
-        where = {"command line": "--password", "option file": "the option file", "MYSQL_PWD": "MYSQL_PWD",
-                 "none": "no password (none was given)"}[ep.password_source]
+        where = {"command line": "--password", "MYSQL_PWD": "MYSQL_PWD", "prompt": "the password you typed",
+                 "none": "no password (none was given)"}.get(ep.password_source, ep.password_source)
         return (f"the password came from {where}; put the right credentials under [client] in ~/.my.cnf "
                 "(or --defaults-file), use --ask-password, or audit a saved snapshot with --snapshot.")
-    if code in (2003, 2002, 2005):
-        return ("check that the server is running and listening there (host, --port, bind_address, firewall); "
-                f"the attempt gave up after --connect-timeout {ep.connect_timeout:g} s.")
-    if code == 2026:
+    if code == 2026 or "ssl is required" in low:
+        if "doesn't support" in low or "does not support" in low:
+            return ("the server offers no TLS, so no handshake took place: configure ssl_cert and ssl_key on the "
+                    f"server, or use --ssl-mode PREFERRED (or DISABLED) instead of {ep.ssl_mode}.")
         return "the TLS handshake failed: check --ssl-ca and --ssl-mode, or use --ssl-mode=PREFERRED."
+    if any(w.lower() in low for w in _TLS_WORDS):
+        what = "the server's certificate was not accepted" if "certificate" in low else "the TLS handshake failed"
+        return (f"{what} ({ep.ssl_mode}): check --ssl-ca (the CA that signed it) and, for VERIFY_IDENTITY, that "
+                "the host name is in the certificate; or use --ssl-mode REQUIRED to encrypt without verifying.")
+    if code in (2003, 2002, 2005, 2013):
+        timed_out = "timed out" in low or elapsed >= ep.connect_timeout * 0.9
+        if timed_out:
+            when = f"no answer within --connect-timeout {ep.connect_timeout:g} s"
+            hint = "a firewall dropping packets, a wrong address, or a server too busy to answer"
+        elif "refused" in low:
+            when = f"the connection was refused after {_took(elapsed)}"
+            hint = "nothing listens there: check the port, bind_address and that the server is running"
+        elif code == 2005 or "name or service" in low or "nodename" in low:
+            when = f"the host name did not resolve ({_took(elapsed)})"
+            hint = "check the spelling of --host, or give an IP address"
+        else:
+            when = f"it failed after {_took(elapsed)}"
+            hint = "check that the server is running and listening there (host, --port, bind_address, firewall)"
+        return f"{when}; {hint}."
     if code == 1044 or code == 1227:
         return "the user lacks a privilege the connection needs; see docs/privileges.md."
     return "check the connection options (advisor audit --help lists them)."

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host, Ignore,
-                                      NoDefaults, OutputFile, Password, Port, PurposeOpt, Purpose, ReadTimeout,
+                                      LoginPath, NoDefaults, OutputFile, Password, Port, PurposeOpt, Purpose, ReadTimeout,
                                       ReportFormat, RulesDirs, SampleSeconds, Severity, Socket, SslCa, SslCert, SslKey,
                                       SslMode, User, conn_options, split_ids, write_output)
 from advisor.commands.options import Calibrate, CalibrateSecondsOpt, HostFacts, Ssh, SshOption, Sysroot, WriteProbeOpt
@@ -15,7 +15,7 @@ from advisor.commands.options import Calibrate, CalibrateSecondsOpt, HostFacts, 
 def audit(
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
-    no_defaults: NoDefaults = False, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
+    no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
     sysroot: Sysroot = None, ssh: Ssh = None, ssh_option: SshOption = None, host_facts: HostFacts = None,
@@ -44,7 +44,7 @@ def audit(
 
         progress = run_progress()
         opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
-                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path)
         collection = api.Collection(opts, sample_seconds=sample_seconds, sysroot=sysroot, ssh=ssh,
                                     ssh_options=tuple(ssh_option or []), host_facts=host_facts)
     calibration = api.Calibration(calibrate, calibrate_seconds, write_probe, progress,
@@ -67,13 +67,13 @@ def given_snapshot(snapshot: Optional[str], demo: bool, host: Any, port: Any, so
     from advisor.errors import UsageError
 
     if snapshot and demo:
-        raise UsageError("--snapshot and --demo cannot be used together.", None)
+        raise UsageError("--snapshot and --demo cannot be used together.", "give one of them.")
     if input_format and not snapshot:
-        raise UsageError("--input-format applies to --snapshot FILE.", None)
+        raise UsageError("--input-format applies to --snapshot FILE.", "add --snapshot FILE, or leave --input-format out.")
     if not (snapshot or demo):
         return None, "live"
     if host or port or socket:
-        raise UsageError("--host/--port/--socket do not apply with --snapshot or --demo.", None)
+        raise UsageError("--host/--port/--socket do not apply with --snapshot or --demo.", "give either a server (--host, --port, --socket) or --snapshot FILE / --demo.")
     if sysroot or ssh or host_facts:
         raise UsageError("--sysroot/--ssh/--host-facts apply when collecting; a snapshot already holds its host "
                          "facts.", "pass them to `advisor collect` when you write the snapshot.")
@@ -110,5 +110,7 @@ def render_report(a: Any, fmt: ReportFormat, output: Optional[str], verbose: boo
         return render_md(report, measured=measured)
     from advisor.render.terminal import render as render_text
 
-    tty = output in (None, "-") and sys.stdout.isatty()
-    return render_text(report, color=tty, verbose=verbose, measured=measured)
+    from advisor.commands.options import terminal_width, use_color
+
+    return render_text(report, color=use_color(output), verbose=verbose, measured=measured,
+                       width=terminal_width() if output in (None, "-") else 100)

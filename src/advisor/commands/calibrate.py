@@ -12,7 +12,7 @@ from typing import Annotated, Any, Optional, TextIO
 import typer
 
 from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
-                                      NoDefaults, OutputFile, Password, Port, ReadTimeout, Socket, SslCa, SslCert,
+                                      LoginPath, NoDefaults, OutputFile, Password, Port, ReadTimeout, Socket, SslCa, SslCert,
                                       SslKey, SslMode, User, conn_options, write_output)
 
 CAL = "Calibration"
@@ -56,7 +56,11 @@ class TerminalProgress:
 
     @classmethod
     def maybe(cls, stream: Optional[TextIO] = None) -> Optional["TerminalProgress"]:
+        from advisor.commands.options import QUIET, dumb_terminal
+
         stream = stream or sys.stderr
+        if QUIET or dumb_terminal():  # a dumb terminal cannot redraw the line
+            return None
         try:
             return cls(stream) if stream.isatty() else None
         except (AttributeError, ValueError):
@@ -80,7 +84,7 @@ class TerminalProgress:
 def calibrate(
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
-    no_defaults: NoDefaults = False, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
+    no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     calibrate_seconds: CalibrateSeconds = 10.0,
     write_probe: WriteProbe = False,
@@ -95,7 +99,7 @@ def calibrate(
     from advisor import api
 
     opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
-                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path)
     progress = TerminalProgress.maybe()
     try:
         snap = api.calibrate(opts, budget_s=calibrate_seconds, write_probe=write_probe, progress=progress,

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from advisor.commands.options import (OUT, AskPassword, Calibrate, CalibrateSecondsOpt, ConnectTimeout,
-                                      DefaultsExtraFile, DefaultsFile, Host, NoDefaults, OutputFile, Password, Port,
+                                      DefaultsExtraFile, DefaultsFile, Host, LoginPath, NoDefaults, OutputFile, Password, Port,
                                       ReadTimeout, RulesDirs, Socket, SslCa, SslCert, SslKey, SslMode, User,
                                       conn_options, write_output)
 
@@ -24,7 +24,7 @@ class ChecklistFormat(str, Enum):
 def checklist(
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
-    no_defaults: NoDefaults = False, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
+    no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Use a saved snapshot (from `advisor collect`) instead of a live server; '-' reads standard input.")] = None,
     demo: Annotated[bool, typer.Option("--demo", help="Use the bundled demo snapshot.")] = False,
@@ -42,13 +42,13 @@ def checklist(
     from advisor.sysbench import parse_command
 
     if snapshot and demo:
-        raise UsageError("--snapshot and --demo cannot be used together.", None)
+        raise UsageError("--snapshot and --demo cannot be used together.", "give one of them.")
     if sysbench is not None:
         parse_command(sysbench)  # a malformed command is a usage error before any connection is made
     snap, collection, source = None, None, "live"
     if snapshot or demo:
         if host or port or socket:
-            raise UsageError("--host/--port/--socket do not apply with --snapshot or --demo.", None)
+            raise UsageError("--host/--port/--socket do not apply with --snapshot or --demo.", "give either a server (--host, --port, --socket) or --snapshot FILE / --demo.")
         if demo:
             try:
                 snap = api.demo_snapshot()
@@ -62,7 +62,7 @@ def checklist(
     else:
         collection = api.Collection(conn_options(host, port, socket, user, password, ask_password, defaults_file,
                                                  defaults_extra_file, no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key,
-                                                 connect_timeout, read_timeout))
+                                                 connect_timeout, read_timeout, login_path=login_path))
     a = api.assess("benchmark", snapshot=snap, collection=collection,
                    calibration=api.Calibration(calibrate, calibrate_seconds), rules_dirs=rules or [], source=source)
     cl = api.checklist_of(a, sysbench, detect_local=detect_sysbench)

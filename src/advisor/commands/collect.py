@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from advisor.commands.options import (MACHINE, OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
-                                      HostFacts, NoDefaults, OutputFile, Password, Port, ReadTimeout, SampleSeconds,
+                                      HostFacts, LoginPath, NoDefaults, OutputFile, Password, Port, ReadTimeout, SampleSeconds,
                                       Socket, Ssh, SshOption, SslCa, SslCert, SslKey, SslMode, Sysroot, User,
                                       conn_options, write_output)
 
@@ -18,7 +18,7 @@ class CollectFormat(str, Enum):
 def collect(
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
-    no_defaults: NoDefaults = False, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
+    no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
     host_facts_only: Annotated[bool, typer.Option("--host-facts-only", help="Collect only this machine's host facts (no server connection), for `advisor audit --host-facts FILE` on another machine.", rich_help_panel=MACHINE)] = False,
@@ -39,7 +39,7 @@ def collect(
         write_output(api.host_facts_only(sysroot), output)
         return
     opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
-                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path)
     snap = api.collect(opts, sample_seconds=sample_seconds, sysroot=sysroot, ssh=ssh, ssh_options=ssh_option or [],
                        host_facts=host_facts)
     write_output(snap.to_json(), output)

@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from advisor.commands.options import (OUT, AskPassword, Calibrate, CalibrateSecondsOpt, ConnectTimeout,
-                                      DefaultsExtraFile, DefaultsFile, NoDefaults, OutputFile, Password, Port, Purpose,
+                                      DefaultsExtraFile, DefaultsFile, LoginPath, NoDefaults, OutputFile, Password, Port, Purpose,
                                       PurposeOpt, ReadTimeout, ReportFormat, SampleSeconds, Severity, SslCa, SslCert,
                                       SslKey, SslMode, User, conn_options, write_output)
 
@@ -15,7 +15,7 @@ def fleet(
     targets: Annotated[str, typer.Argument(help="File with one [user@]host[:port] per line ('#' comments).")],
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Audit this many servers at once.")] = 4,
     port: Port = None, user: User = None, password: Password = None, ask_password: AskPassword = False,
-    defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None, no_defaults: NoDefaults = False,
+    defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None, no_defaults: NoDefaults = False, login_path: LoginPath = None,
     ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None, ssl_key: SslKey = None,
     connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0, sample_seconds: SampleSeconds = 0.0,
     purpose: PurposeOpt = Purpose.production,
@@ -40,7 +40,7 @@ def fleet(
         check_calibration_budget(calibrate_seconds)
     tlist = read_targets(targets)
     base = conn_options(None, port, None, user, password, ask_password, defaults_file, defaults_extra_file,
-                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path)
     t0 = time.monotonic()
     results = audit_fleet(tlist, base, purpose=purpose.value, jobs=jobs, sample_seconds=sample_seconds,
                           calibration=Calibration(calibrate, calibrate_seconds))

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from advisor.commands.options import (OUT, RULES, AskPassword, Calibrate, CalibrateSecondsOpt, ConnectTimeout,
-                                      DefaultsExtraFile, DefaultsFile, Host, HostFacts, Ignore, NoDefaults, OutputFile,
+                                      DefaultsExtraFile, DefaultsFile, Host, HostFacts, Ignore, LoginPath, NoDefaults, OutputFile,
                                       Password, Port, Purpose, ReadTimeout, RulesDirs, SampleSeconds, Socket, Ssh,
                                       SshOption, SslCa, SslCert, SslKey, SslMode, Sysroot, User, conn_options,
                                       split_ids, write_output)
@@ -56,7 +56,7 @@ def _size(text: Optional[str], option: str) -> Optional[int]:
 def mycnf(
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
-    no_defaults: NoDefaults = False, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
+    no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
     sysroot: Sysroot = None, ssh: Ssh = None, ssh_option: SshOption = None, host_facts: HostFacts = None,
@@ -94,7 +94,7 @@ def mycnf(
                          "profile already holds its host facts.", "use --ram, --cores and --disk to state them instead.")
     conn = lambda: conn_options(host, port, socket, user, password, ask_password, defaults_file,  # noqa: E731
                                 defaults_extra_file, no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout,
-                                read_timeout)
+                                read_timeout, login_path=login_path)
     if validate is not None:
         _validate(validate, flavor, version, snapshot, demo, conn_given, ram_bytes, no_server_check, output, conn)
         return
@@ -106,7 +106,7 @@ def mycnf(
     else:
         if flavor is not None or version is not None:
             raise UsageError("--flavor and --version describe a --profile or the target of --validate; a server or "
-                             "snapshot states its own.", None)
+                             "snapshot states its own.", "leave --flavor and --version out, or use them with --profile or --validate.")
         stated = (ram_bytes, cores, disk.value if disk is not None else None)
         collection = None if (snapshot is not None or demo) else \
             _collection(conn(), sample_seconds, sysroot, ssh, ssh_option, host_facts)
@@ -202,9 +202,9 @@ def _validate(path: str, flavor: Optional[Flavor], version: Optional[str], snaps
     limit = ram_bytes
     if flavor is not None or version is not None:
         if flavor is None or version is None:
-            raise UsageError("--validate with --flavor needs --version too (and the other way round).", None)
+            raise UsageError("--validate with --flavor needs --version too (and the other way round).", "pass both, e.g. --flavor mysql --version 8.0.36.")
         if snapshot is not None or demo or conn_given:
-            raise UsageError("give the target of --validate either as --flavor/--version or as a server/snapshot.", None)
+            raise UsageError("give the target of --validate either as --flavor/--version or as a server/snapshot.", "pass --flavor and --version, or a server (--host ...) or --snapshot FILE, not both.")
         try:
             ver = Version.parse(version)
         except ValueError:
@@ -214,7 +214,7 @@ def _validate(path: str, flavor: Optional[Flavor], version: Optional[str], snaps
         snap = api.demo_snapshot() if demo else (api.read_snapshot_file(snapshot) if snapshot is not None
                                                  else api.collect(conn()))
         if snap.target.flavor == "tidb":
-            raise UsageError("TiDB is configured in tidb.toml, not with a my.cnf.", None)
+            raise UsageError("TiDB is configured in tidb.toml, not with a my.cnf.", "audit a TiDB server with `advisor audit`; its findings name the tidb.toml items.")
         fl, ver = snap.target.flavor, Version.parse(snap.target.version)
         source = "from the snapshot" if snapshot or demo else "from the live server"
         base = dict(snap.server.variables)

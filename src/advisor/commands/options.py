@@ -18,11 +18,12 @@ Host = Annotated[Optional[str], typer.Option("--host", "-h", help="Server host n
 Port = Annotated[Optional[int], typer.Option("--port", "-P", help="TCP port (default 3306).", rich_help_panel=CONN)]
 Socket = Annotated[Optional[str], typer.Option("--socket", "-S", help="Unix socket path (default for localhost without --port).", rich_help_panel=CONN)]
 User = Annotated[Optional[str], typer.Option("--user", "-u", help="User name (default: option file, then $USER).", rich_help_panel=CONN)]
-Password = Annotated[Optional[str], typer.Option("--password", "-p", help="Password. Prefer ~/.my.cnf, --ask-password or MYSQL_PWD: a command-line password is visible to other users.", rich_help_panel=CONN)]
+Password = Annotated[Optional[str], typer.Option("--password", "-p", help="Password; -p or --password without a value asks for it, as mysql -p does. A password on the command line is visible to other users: prefer -p, --ask-password or an option file.", rich_help_panel=CONN)]
 AskPassword = Annotated[bool, typer.Option("--ask-password", help="Prompt for the password.", rich_help_panel=CONN)]
-DefaultsFile = Annotated[Optional[str], typer.Option("--defaults-file", help="Read the client and advisor option groups from this file only (instead of ~/.my.cnf).", rich_help_panel=CONN)]
-DefaultsExtraFile = Annotated[Optional[str], typer.Option("--defaults-extra-file", help="Read this option file after the others.", rich_help_panel=CONN)]
-NoDefaults = Annotated[bool, typer.Option("--no-defaults", help="Read no option files.", rich_help_panel=CONN)]
+DefaultsFile = Annotated[Optional[str], typer.Option("--defaults-file", help="Read the client and advisor option groups from this file only (instead of /etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf).", rich_help_panel=CONN)]
+DefaultsExtraFile = Annotated[Optional[str], typer.Option("--defaults-extra-file", help="Also read this option file, before ~/.my.cnf (as the mysql client does).", rich_help_panel=CONN)]
+NoDefaults = Annotated[bool, typer.Option("--no-defaults", help="Read no option files (the login-path file ~/.mylogin.cnf is still read, as by the mysql client).", rich_help_panel=CONN)]
+LoginPath = Annotated[Optional[str], typer.Option("--login-path", help="Also read this group of the option files and of ~/.mylogin.cnf (written by mysql_config_editor).", rich_help_panel=CONN)]
 SslMode = Annotated[Optional[str], typer.Option("--ssl-mode", help="DISABLED, PREFERRED (default), REQUIRED, VERIFY_CA or VERIFY_IDENTITY.", rich_help_panel=CONN)]
 SslCa = Annotated[Optional[str], typer.Option("--ssl-ca", help="CA certificate file (for VERIFY_CA / VERIFY_IDENTITY).", rich_help_panel=CONN)]
 SslCert = Annotated[Optional[str], typer.Option("--ssl-cert", help="Client certificate file.", rich_help_panel=CONN)]
@@ -66,19 +67,162 @@ WriteProbeOpt = Annotated[bool, typer.Option("--write-probe", help="Also measure
 SampleSeconds = Annotated[float, typer.Option("--sample-seconds", help="Sample status counters over this many seconds for current rates (0: rates since server start).", rich_help_panel=CONN)]
 
 
+QUIET = False  # --quiet: no warnings, no progress (errors are always printed)
+ASK = "--ask-password"
+
+
+def warn(text: str) -> None:
+    """One line on stderr, as the mysql client warns; not with --quiet."""
+    if not QUIET:
+        sys.stderr.write(f"advisor: warning: {' '.join(text.split())}\n")
+        sys.stderr.flush()
+
+
+def ask_for_password(user: Optional[str], why: str = "") -> str:
+    """Read a password without echo from the terminal (getpass: /dev/tty, else standard input)."""
+    import getpass
+    import warnings
+
+    from advisor.errors import UsageError
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # getpass.GetPassWarning: echo cannot be turned off (no terminal)
+        try:
+            return getpass.getpass(f"Enter password for {user or os.environ.get('USER', 'root')}{why}: ")
+        except EOFError:
+            raise UsageError("the password was asked for but none was typed (end of input).",
+                             "run on a terminal, or put the password in an option file ([client] password=...) "
+                             "or MYSQL_PWD.") from None
+
+
+def expand_bare_password(args: list[str]) -> list[str]:
+    """`-p` or `--password` without a value asks for the password, as `mysql -p` does: the value is
+    attached (`-pSECRET`, `--password=SECRET`) or a following word that is not an option."""
+    out: list[str] = []
+    for i, a in enumerate(args):
+        if a == "--":
+            return out + args[i:]
+        nxt = args[i + 1] if i + 1 < len(args) else None
+        if a in ("-p", "--password") and (nxt is None or nxt.startswith("-")):
+            out.append(ASK)
+        else:
+            out.append(a)
+    return out
+
+
+def _prescan(args: list[str]) -> dict[str, Any]:
+    """The option-file options of a command line, before it is parsed."""
+    found: dict[str, Any] = {"defaults_file": None, "defaults_extra_file": None, "no_defaults": False, "login_path": None}
+    for i, a in enumerate(args):
+        if a == "--no-defaults":
+            found["no_defaults"] = True
+        for opt in ("--defaults-file", "--defaults-extra-file", "--login-path"):
+            key = opt[2:].replace("-", "_")
+            if a.startswith(opt + "="):
+                found[key] = a.split("=", 1)[1]
+            elif a == opt and i + 1 < len(args):
+                found[key] = args[i + 1]
+    return found
+
+
+_READ: dict[tuple[Any, ...], Any] = {}  # this run's option files, by the options that chose them
+
+
+def client_files(defaults_file: Any, defaults_extra_file: Any, no_defaults: bool, login_path: Any) -> Any:
+    """Read the option files once per run (the [advisor] defaults and the connection both need
+    them); print their warnings once."""
+    from advisor.collect.clientopts import read_client_files
+
+    key = (defaults_file, defaults_extra_file, bool(no_defaults), login_path)
+    if key not in _READ:
+        files = read_client_files(defaults_file=defaults_file, defaults_extra_file=defaults_extra_file,
+                                  no_defaults=no_defaults, login_path=login_path)
+        for w in files.warnings:
+            warn(w)
+        if login_path and not files.login_path_found:
+            warn(f"--login-path {login_path}: no [{login_path}] group in the option files or the login-path file; "
+                 "nothing was read for it.")
+        _READ[key] = files
+    return _READ[key]
+
+
+def advisor_defaults(args: list[str], command: Any) -> dict[str, Any]:
+    """Defaults for `command`'s options from the [advisor] group (purpose, ignore, fail-on, format):
+    the command line still wins. A value the command's option does not take is a warning."""
+    _READ.clear()
+    params = {o: p for p in getattr(command, "params", []) for o in getattr(p, "opts", [])}
+    if "--defaults-file" not in params:
+        return {}
+    found = _prescan(args)
+    files = client_files(found["defaults_file"], found["defaults_extra_file"], found["no_defaults"], found["login_path"])
+    out: dict[str, Any] = {}
+    for key, setting in files.advisor.items():
+        param = params.get(f"--{key}")
+        if param is None:
+            continue
+        choices = list(getattr(param.type, "choices", None) or [])
+        value = setting.value
+        if value is None or (choices and value not in choices):
+            allowed = f"one of {', '.join(map(str, choices))}" if choices else "a value"
+            warn(f"{setting.where}: [advisor] {key} = {str(value)[:40]} is ignored: {command.name}'s --{key} takes {allowed}.")
+            continue
+        out[param.name] = value
+    return out
+
+
 def conn_options(host: Any, port: Any, socket: Any, user: Any, password: Any, ask_password: bool, defaults_file: Any,
                  defaults_extra_file: Any, no_defaults: bool, ssl_mode: Any, ssl_ca: Any, ssl_cert: Any, ssl_key: Any,
-                 connect_timeout: float, read_timeout: float) -> Any:
+                 connect_timeout: float, read_timeout: float, login_path: Any = None) -> Any:
+    from advisor.collect.clientopts import is_dsn, parse_dsn
     from advisor.collect.connection import ConnectionOptions
 
+    source = None
     if ask_password:
-        import getpass
-
-        password = getpass.getpass(f"Enter password for {user or os.environ.get('USER', 'root')}: ")
-    return ConnectionOptions(host=host, port=port, socket=socket, user=user, password=password, ssl_mode=ssl_mode,
+        password, source = ask_for_password(user), "prompt"
+    elif password is not None or (host and is_dsn(host) and "password" in parse_dsn(host)):
+        warn("a password given on the command line can be seen by other users of this machine (ps, "
+             "/proc/PID/cmdline); use -p or --ask-password to be asked for it, or put it in an option file "
+             "([client] password=... in ~/.my.cnf, or mysql_config_editor's --login-path).")
+    opts = ConnectionOptions(host=host, port=port, socket=socket, user=user, password=password, ssl_mode=ssl_mode,
                              ssl_ca=ssl_ca, ssl_cert=ssl_cert, ssl_key=ssl_key, connect_timeout=connect_timeout,
                              read_timeout=read_timeout, defaults_file=defaults_file,
-                             defaults_extra_file=defaults_extra_file, no_defaults=no_defaults)
+                             defaults_extra_file=defaults_extra_file, no_defaults=no_defaults, login_path=login_path,
+                             password_source=source)
+    if not (host and is_dsn(host)):
+        opts.files = client_files(defaults_file, defaults_extra_file, no_defaults, login_path)
+        pw = opts.files.values.get("password")
+        if password is None and pw is not None and pw.value is None:  # a bare `password` line: ask, as mysql does
+            opts.password, opts.password_source = ask_for_password(user, f" ({pw.where} asks for it)"), "prompt"
+    return opts
+
+
+def dumb_terminal() -> bool:
+    return os.environ.get("TERM") == "dumb"
+
+
+def use_color(output: Optional[str] = None) -> bool:
+    """Colour on a terminal only: not into a file, not with NO_COLOR set (no-color.org: any
+    non-empty value), not on TERM=dumb."""
+    if output not in (None, "-") or os.environ.get("NO_COLOR") or dumb_terminal():
+        return False
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def terminal_width(default: int = 100) -> int:
+    """COLUMNS when set (as shells and `COLUMNS=60 advisor ...` set it), else the terminal's width
+    when standard output is one, else `default`; kept within 40..200."""
+    cols = os.environ.get("COLUMNS", "")
+    width = int(cols) if cols.isdigit() and int(cols) > 0 else None
+    if width is None:
+        try:
+            if sys.stdout.isatty():
+                width = os.get_terminal_size(sys.stdout.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            width = None
+    return max(40, min(200, width or default))
 
 
 def write_output(text: str, output: Optional[str]) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
-                                      NoDefaults, OutputFile, Password, Port, ReadTimeout, Socket, SslCa, SslCert,
+                                      LoginPath, NoDefaults, OutputFile, Password, Port, ReadTimeout, Socket, SslCa, SslCert,
                                       SslKey, SslMode, User, conn_options, write_output)
 
 
@@ -21,7 +21,7 @@ def verify(
     cnf: Annotated[str, typer.Option("--cnf", help="The my.cnf to compare with the server (e.g. the file from `advisor mycnf -o`).")],
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
-    no_defaults: NoDefaults = False, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
+    no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Compare with a saved snapshot instead of a live server.")] = None,
     fmt: Annotated[VerifyFormat, typer.Option("--format", "-f", help="text (default) or json.", rich_help_panel=OUT)] = VerifyFormat.text,
@@ -49,17 +49,17 @@ def verify(
         raise InvalidInputError(f"cannot read {cnf}: {e.strerror}.", "check the file and its permissions.") from None
     if snapshot is not None:
         if host or port or socket:
-            raise UsageError("--host/--port/--socket do not apply with --snapshot.", None)
+            raise UsageError("--host/--port/--socket do not apply with --snapshot.", "give either a server (--host, --port, --socket) or --snapshot FILE.")
         snap = api.read_snapshot_file(snapshot)
         where = f"snapshot {snapshot}"
     else:
         opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
-                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path)
         snap = api.collect(opts, machine=False)  # only the server's variables are compared
         t = snap.target
         where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "localhost")
     if snap.target.flavor == "tidb":
-        raise UsageError("TiDB is configured in tidb.toml, not with a my.cnf.", None)
+        raise UsageError("TiDB is configured in tidb.toml, not with a my.cnf.", "audit a TiDB server with `advisor audit`; its findings name the tidb.toml items.")
     version = Version.parse(snap.target.version)
     uptime = try_number(snap.server.status.get("Uptime", ""))
     age = time.time() - p.stat().st_mtime if snapshot is None else None

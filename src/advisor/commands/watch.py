@@ -10,7 +10,7 @@ from typing import Annotated, Any, List, Optional, TextIO
 import typer
 
 from advisor.commands.options import (MACHINE, OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
-                                      NoDefaults, OutputFile, Password, Port, ReadTimeout, ReportFormat, Socket, Ssh,
+                                      LoginPath, NoDefaults, OutputFile, Password, Port, ReadTimeout, ReportFormat, Socket, Ssh,
                                       SshOption, SslCa, SslCert, SslKey, SslMode, User, conn_options, write_output)
 
 WATCH = "Watch"
@@ -60,7 +60,7 @@ def watch(
     command: Annotated[Optional[List[str]], typer.Argument(help="The benchmark to run and watch, after `--` (e.g. -- sysbench oltp_read_only ... run); the watch ends with it and exits with its status.", show_default=False)] = None,
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
-    no_defaults: NoDefaults = False, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
+    no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
     ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     seconds: Annotated[Optional[float], typer.Option("--seconds", help=f"Watch this long when no command is given (default {DEFAULT_SECONDS:g}).", rich_help_panel=WATCH)] = None,
     interval: Annotated[float, typer.Option("--interval", help="Seconds between samples.", rich_help_panel=WATCH)] = 1.0,
@@ -83,7 +83,7 @@ def watch(
         raise UsageError(f"--interval {interval:g} is out of range.",
                          f"give between {MIN_INTERVAL:g} and {MAX_INTERVAL:g} seconds (default 1).")
     if seconds is not None and seconds <= 0:
-        raise UsageError(f"--seconds {seconds:g} must be positive.", None)
+        raise UsageError(f"--seconds {seconds:g} must be positive.", "pass e.g. --seconds 60, or a command to watch.")
     if fmt in (ReportFormat.sarif, ReportFormat.junit):
         raise UsageError(f"--format {fmt.value} is for audit findings; watch writes text, json, markdown or html.",
                          "use --format json for the series and the verdict.")
@@ -91,7 +91,7 @@ def watch(
         return _host_only(interval, seconds, output, pid_file, bool(command or load or host or port or socket))
     if pid_file:
         raise UsageError("--pid-file goes with --host-only; a watch finds the server's process from its pid_file "
-                         "variable.", None)
+                         "variable.", "leave --pid-file out, or add --host-only.")
     if load:
         if command or host or port or socket or ssh or host_stream or seconds or save:
             raise UsageError("--load judges a saved series; it takes no command, connection, --ssh, --host-stream, "
@@ -101,12 +101,12 @@ def watch(
         raise UsageError("--seconds and a command cannot be combined: the watch lasts as long as the command.",
                          "drop --seconds, or run the command separately and watch it with --seconds.")
     if ssh and host_stream:
-        raise UsageError("--ssh and --host-stream both supply the server host's samples; give one.", None)
+        raise UsageError("--ssh and --host-stream both supply the server host's samples; give one.", "use --ssh USER@HOST, or --host-stream for samples piped from `advisor watch --host-only` on the server.")
     from advisor.collect.connection import resolve
     from advisor.watch.session import WatchOptions, watch as run_watch
 
     opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
-                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path)
     base, base_name = _baseline(baseline)
     to_stdout = output in (None, "-")
     live_stream = sys.stdout if fmt == ReportFormat.text and to_stdout else sys.stderr
@@ -178,8 +178,10 @@ def _emit(report: Any, fmt: ReportFormat, output: Optional[str], with_table: boo
         data = render.report_dict(report)
         text = render_watch(data["run"], [r["finding"] for r in data["results"] if "finding" in r])
     else:
-        tty = output in (None, "-") and sys.stdout.isatty()
-        text = ("\n" if not with_table else "") + render.render_text(report, color=tty, with_table=with_table)
+        from advisor.commands.options import terminal_width, use_color
+
+        text = ("\n" if not with_table else "") + render.render_text(report, color=use_color(output), with_table=with_table,
+                                                                   width=terminal_width())
     write_output(text, output)
 
 
@@ -194,7 +196,7 @@ def _host_only(interval: float, seconds: Optional[float], output: Optional[str],
     from advisor.watch.sampler import HostSampler
 
     if extra:
-        raise UsageError("--host-only samples this machine only; it takes no command, connection or --load.", None)
+        raise UsageError("--host-only samples this machine only; it takes no command, connection or --load.", "run `advisor watch --host-only` alone on the server host.")
     out = open(output, "w", encoding="utf-8") if output and output != "-" else sys.stdout
     s = HostSampler(pid_file=pid_file)
     stop: list[int] = []
