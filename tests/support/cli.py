@@ -78,8 +78,9 @@ def invoke_json(*args: str, **kw: Any) -> tuple[int, Any, str]:
 
 
 def assert_one_paragraph_error(stderr: str) -> None:
-    """Errors are one paragraph on stderr, never a traceback."""
-    text = stderr.strip()
+    """Errors are one paragraph on stderr, never a traceback. Warnings before it (`advisor: warning:`
+    lines, e.g. for a password on the command line) are lines of their own."""
+    text = "\n".join(ln for ln in stderr.strip().splitlines() if not ln.startswith("advisor: warning: "))
     assert text.startswith("advisor: error: "), stderr
     assert "Traceback" not in stderr, stderr
     assert "\n" not in text, f"expected one paragraph, got:\n{stderr}"

@@ -308,3 +308,18 @@ def test_every_usage_error_has_a_tip():
                 if tip is None or (isinstance(tip, ast.Constant) and not tip.value):
                     missing.append(f"{path.relative_to(SRC)}:{node.lineno}")
     assert missing == []
+
+
+def test_a_listener_that_never_greets_is_not_called_a_refusal():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    try:
+        ep = resolve(ConnectionOptions(host="127.0.0.1", port=srv.getsockname()[1], no_defaults=True,
+                                       connect_timeout=0.5), env={})
+        with pytest.raises(ConnectError) as e:
+            connect(ep)
+    finally:
+        srv.close()
+    assert "TCP connected, but no MySQL greeting came within --connect-timeout 0.5 s" in str(e.value)
+    assert "refused" not in str(e.value)

@@ -14,7 +14,7 @@ import socket as _socket
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from advisor.collect.clientopts import ClientFiles, is_dsn, parse_dsn, read_client_files
 from advisor.errors import ConnectError, UsageError
@@ -230,6 +230,8 @@ def connect(ep: Endpoint) -> Any:
     else:
         kwargs.update(host=ep.host, port=ep.port)
     kwargs.update(_ssl_args(ep))
+    reached: list[str] = []  # how far the attempt got: "transport" (TCP or socket up), "greeting"
+
     class _Connection(pymysql.connections.Connection):  # type: ignore[misc]
         def _create_ssl_ctx(self, sslp: Any) -> Any:
             # PREFERRED mode (no ssl options): PyMySQL would build a verifying default context and
@@ -237,6 +239,12 @@ def connect(ep: Endpoint) -> Any:
             if isinstance(sslp, dict) and not sslp:
                 return _client_context(False, None, False)
             return super()._create_ssl_ctx(sslp)
+
+        def _get_server_information(self) -> Any:
+            reached.append("transport")
+            out = super()._get_server_information()
+            reached.append("greeting")
+            return out
 
     started = time.monotonic()
     try:
@@ -249,15 +257,15 @@ def connect(ep: Endpoint) -> Any:
         code = e.args[0] if e.args else 0
         msg = scrub(str(e.args[1]) if len(e.args) > 1 else str(e), ep)
         raise ConnectError(f"cannot connect to {ep.describe()}: ({code}) {_cut(msg)}.",
-                           _connect_tip(code, ep, msg, time.monotonic() - started)) from None
+                           _connect_tip(code, ep, msg, time.monotonic() - started, reached)) from None
     except pymysql.err.MySQLError as e:
         msg = scrub(str(e), ep)
         raise ConnectError(f"cannot connect to {ep.describe()}: {_cut(msg)}.",
-                           _connect_tip(0, ep, msg, time.monotonic() - started)) from None
+                           _connect_tip(0, ep, msg, time.monotonic() - started, reached)) from None
     except (OSError, _socket.timeout) as e:
         msg = scrub(str(e), ep)
         raise ConnectError(f"cannot connect to {ep.describe()}: {_cut(msg)}.",
-                           _connect_tip(2003, ep, msg, time.monotonic() - started)) from None
+                           _connect_tip(2003, ep, msg, time.monotonic() - started, reached)) from None
     conn._read_timeout = ep.read_timeout  # PyMySQL re-applies these before each read/write
     conn._write_timeout = ep.read_timeout
     if ep.ssl_mode in ("REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"):
@@ -282,8 +290,9 @@ def _took(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
 
 
-def _connect_tip(code: int, ep: Endpoint, msg: str = "", elapsed: float = 0.0) -> str:
-    """What to do, from what happened: the error code, the server's words, and how long it took."""
+def _connect_tip(code: int, ep: Endpoint, msg: str = "", elapsed: float = 0.0, reached: Sequence[str] = ()) -> str:
+    """What to do, from what happened: the error code, the server's words, how long it took and how
+    far the attempt got (`reached`: "transport", "greeting")."""
     low = msg.lower()
     if code == 1045:
         where = {"command line": "--password", "MYSQL_PWD": "MYSQL_PWD", "prompt": "the password you typed",
@@ -301,6 +310,16 @@ def _connect_tip(code: int, ep: Endpoint, msg: str = "", elapsed: float = 0.0) -
                 "the host name is in the certificate; or use --ssl-mode REQUIRED to encrypt without verifying.")
     if code in (2003, 2002, 2005, 2013):
         timed_out = "timed out" in low or elapsed >= ep.connect_timeout * 0.9
+        where = "the socket" if ep.socket else "TCP"
+        if "transport" in reached and "greeting" not in reached:
+            return (f"{where} connected, but no MySQL greeting came "
+                    + (f"within --connect-timeout {ep.connect_timeout:g} s" if timed_out else f"(closed after {_took(elapsed)})")
+                    + ": is this a MySQL server's port (not a proxy, a TLS terminator or another service), and is the "
+                    "server stuck (max_connections, a full disk)?")
+        if "greeting" in reached and timed_out:
+            return (f"the server greeted but did not finish the login within --connect-timeout {ep.connect_timeout:g} s: "
+                    "check the server (an authentication plugin waiting, a slow DNS reverse lookup without "
+                    "skip_name_resolve), or raise --connect-timeout.")
         if timed_out:
             when = f"no answer within --connect-timeout {ep.connect_timeout:g} s"
             hint = "a firewall dropping packets, a wrong address, or a server too busy to answer"
