@@ -7,19 +7,14 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import shutil
-import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from advisor.collect.clientopts import encrypt_login_file
-from tests.support.cli import NO_HOME, run_cli
+from tests.support.cli import NO_HOME, run_cli, run_on_pty
 
 pytestmark = pytest.mark.requires_mariadbd
 
@@ -40,39 +35,8 @@ def _collected(path: Path, port: int) -> dict:
     return doc
 
 
-def _on_pty(args: list[str], env: dict[str, str], answer: str, timeout: float = 90.0) -> tuple[int, str]:
-    """Run `python -m advisor ARGS` with a pty as its controlling terminal; type `answer` and Enter
-    once it asks for a password. Returns (exit status, everything it wrote to the terminal)."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the pty is its terminal
-        try:
-            os.execve(sys.executable, [sys.executable, "-m", "advisor", *args], env)
-        finally:
-            os._exit(127)
-    out, sent, deadline = b"", False, time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.2)
-            if not ready:
-                continue
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not chunk:
-                break
-            out += chunk
-            if not sent and b"Enter password" in out and out.rstrip().endswith(b":"):
-                os.write(fd, answer.encode("utf-8") + b"\n")
-                sent = True
-        else:
-            os.kill(pid, signal.SIGKILL)
-            pytest.fail(f"advisor did not finish within {timeout:g} s on the pty; it wrote: {out!r}")
-    finally:
-        os.close(fd)
-    _, status = os.waitpid(pid, 0)
-    assert sent, f"advisor never asked for a password: {out!r}"
-    return os.waitstatus_to_exitcode(status), out.decode("utf-8", errors="replace")
+def _on_pty(args: list[str], env: dict[str, str], answer: str) -> tuple[int, str]:
+    return run_on_pty(*args, env=env, answer=answer)
 
 
 def _env(**extra: str) -> dict[str, str]:

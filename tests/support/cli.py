@@ -94,3 +94,51 @@ def default_interrupts() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def run_on_pty(*args: str, env: Optional[dict[str, str]] = None, answer: Optional[str] = None,
+               timeout: float = 90.0) -> tuple[int, str]:
+    """`python -m advisor ARGS` with a real pty as its controlling terminal (stdin, stdout and
+    stderr are the pty, so isatty() holds and getpass reads /dev/tty), in run_cli's environment.
+    With `answer`: typed, then Enter, once it asks "Enter password ...:". Returns (exit status,
+    everything written to the terminal)."""
+    import pty
+    import select
+    import signal
+    import time
+
+    full_env = dict(os.environ)
+    full_env.pop("MYSQL_PWD", None)
+    full_env["HOME"] = full_env.get("ADVISOR_TEST_HOME", NO_HOME)
+    full_env.update(env or {})
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the pty is its terminal
+        try:
+            os.execve(sys.executable, [sys.executable, "-m", "advisor", *args], full_env)
+        finally:
+            os._exit(127)
+    out, sent, deadline = b"", False, time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+            if answer is not None and not sent and b"Enter password" in out and out.rstrip().endswith(b":"):
+                os.write(fd, answer.encode("utf-8") + b"\n")
+                sent = True
+        else:
+            os.kill(pid, signal.SIGKILL)
+            raise AssertionError(f"advisor did not finish within {timeout:g} s on the pty; it wrote: {out[-2000:]!r}")
+    finally:
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    if answer is not None and not sent:
+        raise AssertionError(f"advisor never asked for a password: {out[-2000:]!r}")
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", errors="replace").replace("\r\n", "\n")

@@ -49,7 +49,10 @@ def test_pages_have_the_sections_of_their_kind():
                                           ("sysbench-tls", "checks/sysbench-tls.md"),
                                           ("network-bound", "watch/network-bound.md")])
 def test_explain_prints_the_page(entry_id, rel):
-    p = subprocess.run([sys.executable, "-m", "advisor", "explain", entry_id], capture_output=True, text=True, timeout=60)
+    """`--format markdown` prints the page of docs/; the default renders it for a terminal
+    (tests/unit/test_terminal.py)."""
+    p = subprocess.run([sys.executable, "-m", "advisor", "explain", entry_id, "--format", "markdown"],
+                       capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout == PAGES[rel]
 

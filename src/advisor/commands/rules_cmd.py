@@ -38,7 +38,8 @@ def list_rules(
         write_output(json.dumps({"rules": items}, indent=2) + "\n", None)
         return
     width = max((len(r.id) for r in loaded), default=10)
-    lines = [f"{r.id:<{width}}  {r.spec.severity:<8} {r.spec.category:<12} {r.spec.title}" for r in loaded]
+    lines = [f"{'ID':<{width}}  {'SEVERITY':<8} {'CATEGORY':<12} TITLE"]
+    lines += [f"{r.id:<{width}}  {r.spec.severity:<8} {r.spec.category:<12} {r.spec.title}" for r in loaded]
     write_output("\n".join(lines) + f"\n{len(loaded)} rules\n", None)
 
 
@@ -55,10 +56,28 @@ def lint(
         raise typer.Exit(1)
 
 
+class PageFormat(str, Enum):
+    text = "text"
+    markdown = "markdown"
+
+
+def _page(markdown: str, fmt: "PageFormat") -> str:
+    """The page for a terminal (text: no Markdown syntax, wrapped to the terminal's width), or the
+    Markdown of docs/ as it is."""
+    if fmt == PageFormat.markdown:
+        return markdown
+    from advisor.commands.options import terminal_width, use_color
+    from advisor.render.page_terminal import to_terminal
+
+    return to_terminal(markdown, width=terminal_width(), color=use_color())
+
+
 def explain(
     rule_id: Annotated[str, typer.Argument(help="The id of a rule, a sizer (sizing.buffer-pool) or a checklist check "
                                                 "(sysbench-tls); `advisor rules list --all` lists them.")],
     rules: RulesDirs = None,
+    fmt: Annotated[PageFormat, typer.Option("--format", "-f", help="text (default: for a terminal) or markdown (the page "
+                                                                   "as in docs/).")] = PageFormat.text,
 ) -> None:
     """Explain a rule, sizer, checklist check or watch verdict: what it checks, why, an example, the fix."""
     import difflib
@@ -70,7 +89,7 @@ def explain(
     catalogue = load_entries(rules or [])
     entry = catalogue.find(rule_id)
     if entry is not None:
-        write_output(entry_page(entry, catalogue.variables), None)
+        write_output(_page(entry_page(entry, catalogue.variables), fmt), None)
         return
     from advisor.watch.verdicts import load_verdicts
 
@@ -79,7 +98,7 @@ def explain(
         if rule_id == v.id:
             from advisor.render.watch_pages import render_verdict_doc
 
-            write_output(render_verdict_doc(v), None)
+            write_output(_page(render_verdict_doc(v), fmt), None)
             return
     close = difflib.get_close_matches(rule_id, [e.id for e in catalogue.entries()] + [v.id for v in verdicts], n=3)
     raise UsageError(f"no rule, sizer, checklist check or watch verdict with id {rule_id!r}.",
@@ -97,7 +116,7 @@ def _list_all(catalogue, as_json: bool) -> str:  # type: ignore[no-untyped-def]
     if as_json:
         return json.dumps({"entries": [{"kind": k, "id": i, "title": t, "file": p} for k, i, t, p in rows]}, indent=2) + "\n"
     width = max(len(i) for _, i, _, _ in rows)
-    lines = [f"{k:<7} {i:<{width}}  {t}" for k, i, t, _ in rows]
+    lines = [f"{'KIND':<7} {'ID':<{width}}  TITLE"] + [f"{k:<7} {i:<{width}}  {t}" for k, i, t, _ in rows]
     counts = {k: sum(1 for r in rows if r[0] == k) for k in ("rule", "sizer", "check", "verdict")}
     return "\n".join(lines) + (f"\n{counts['rule']} rules, {counts['sizer']} sizers, {counts['check']} checklist checks, "
                                f"{counts['verdict']} watch verdicts\n")

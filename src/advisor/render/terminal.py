@@ -20,11 +20,14 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
 
     t = report.target
     where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
-    lines = [c("bold", f"advisor audit — {t.flavor} {t.version} at {where} — purpose: {report.purpose}")]
+    # never split an identifier (innodb_buffer_pool_size, sizing.buffer-pool): long words overflow the line
+    wrap = lambda s, ind, rest=None: textwrap.fill(s, width=width, initial_indent=ind,  # noqa: E731
+                                                   subsequent_indent=ind if rest is None else rest,
+                                                   break_long_words=False, break_on_hyphens=False)
+    lines = [c("bold", wrap(f"advisor audit — {t.flavor} {t.version} at {where} — purpose: {report.purpose}", ""))]
     if report.source != "live":
-        lines.append(c("dim", f"from {report.source}" + (f", collected {report.collected_at}" if report.collected_at else "")))
+        lines.append(c("dim", wrap(f"from {report.source}" + (f", collected {report.collected_at}" if report.collected_at else ""), "")))
     lines.append("")
-    wrap = lambda s, ind: textwrap.fill(s, width=width, initial_indent=ind, subsequent_indent=ind)  # noqa: E731
     findings = report.findings
     if not findings:
         lines.append("No findings.")
@@ -34,7 +37,9 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
             continue
         lines.append(c(sev, f"{sev.upper()} ({len(group)})"))
         for f in group:
-            lines.append(c(sev, f"  [{f.rule}] ") + c("bold", f.title))
+            head = wrap(f"[{f.rule}] {f.title}", "  ", "    ")
+            tag = f"  [{f.rule}] "
+            lines.append(c(sev, tag) + c("bold", head[len(tag):]) if head.startswith(tag) else c(sev, head))
             lines.append(wrap(f.message, "    "))
             if f.evidence:
                 ev = "; ".join(f"{k} = {format_evidence(k, v, f.units.get(k))}" for k, v in f.evidence.items())
@@ -46,7 +51,7 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
                 lines.append(wrap("fix: " + f.fix, "    "))
             for n in f.notes:
                 lines.append(wrap(f"note: {n}", "    "))
-            lines.append(c("dim", f"    see: advisor explain {f.rule}"))
+            lines.append(c("dim", wrap(f"see: advisor explain {f.rule}", "    ")))
             lines.append("")
     if measured:
         lines.append(c("bold", "MEASURED") + (f" (calibration {report.calibration.get('mode')}, "
@@ -55,9 +60,10 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
         lines.append("")
     counts = report.counts()
     sev = report.severity_counts()
-    lines.append(c("bold", "Summary: ") + f"{counts['fired']} fired ({sev['critical']} critical, {sev['warning']} warning, "
-                 f"{sev['info']} info), {counts['passed']} passed, {counts['not_applicable']} not applicable, "
-                 f"{counts['unknown']} unknown.")
+    summary = wrap(f"Summary: {counts['fired']} fired ({sev['critical']} critical, {sev['warning']} warning, "
+                   f"{sev['info']} info), {counts['passed']} passed, {counts['not_applicable']} not applicable, "
+                   f"{counts['unknown']} unknown.", "")
+    lines.append(c("bold", "Summary: ") + summary[len("Summary: "):])
     unknown = [o for o in report.outcomes if o.status == "unknown"]
     if unknown:
         lines.append("")

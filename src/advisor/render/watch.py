@@ -152,7 +152,9 @@ def render_text(report: WatchReport, color: bool = False, with_table: bool = Fal
     def c(name: str, text: str) -> str:
         return f"{_COL[name]}{text}{_COL['reset']}" if color else text
 
-    wrap = lambda s, ind: textwrap.fill(s, width=width, initial_indent=ind, subsequent_indent=ind)  # noqa: E731
+    # never split an identifier (innodb_buffer_pool_size, sizing.buffer-pool): long words overflow the line
+    wrap = lambda s, ind: textwrap.fill(s, width=width, initial_indent=ind, subsequent_indent=ind,  # noqa: E731
+                                        break_long_words=False, break_on_hyphens=False)
     run = report.run
     lines: list[str] = []
     if with_table:
