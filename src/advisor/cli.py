@@ -99,6 +99,9 @@ def main(argv: Optional[list[str]] = None) -> None:
     try:
         rv = _run(args)
     except AdvisorError as e:
+        if not e.tip:  # every error ends with what to do
+            named = _command_named(args)
+            e.tip = f"`advisor {named + ' ' if named else ''}--help` lists the options."
         _fail(str(e), e.exit_code)
     except KeyboardInterrupt:
         _fail("interrupted.", EXIT_INTERRUPTED)

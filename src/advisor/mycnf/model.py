@@ -245,12 +245,12 @@ def check_options(snapshot: Any, opts: MycnfOptions) -> str:
         raise UsageError("TiDB is configured in tidb.toml and with SET GLOBAL, not with a my.cnf.",
                          "use `advisor audit` for TiDB findings.")
     if opts.mode not in MODES:
-        raise UsageError(f"--mode {opts.mode!r} is not changes or full.", "pass --mode changes (the default) or --mode full.")
+        raise UsageError(f"--mode {opts.mode!r} is not changes or full.", None)
     if opts.purpose not in ("production", "benchmark"):
-        raise UsageError(f"--purpose {opts.purpose!r} is not production or benchmark.", "pass --purpose production or --purpose benchmark.")
+        raise UsageError(f"--purpose {opts.purpose!r} is not production or benchmark.", None)
     workload = opts.workload or ("benchmark" if opts.purpose == "benchmark" else "oltp")
     if workload not in WORKLOADS:
-        raise UsageError(f"--workload {workload!r} is not one of {', '.join(WORKLOADS)}.", f"pass --workload {WORKLOADS[0]}, or leave it out.")
+        raise UsageError(f"--workload {workload!r} is not one of {', '.join(WORKLOADS)}.", None)
     if opts.allow_unsafe_durability and opts.purpose != "benchmark":
         raise UsageError("--allow-unsafe-durability is only accepted with --purpose benchmark.",
                          "a production server keeps innodb_flush_log_at_trx_commit = 1 and sync_binlog = 1.")
