@@ -300,8 +300,8 @@ def test_a_refusal_is_not_reported_as_a_timeout():
 
 
 def test_every_usage_error_has_a_tip():
-    """Each UsageError names what to do. mycnf/ is left to its owners for now (the CLI adds a
-    generic Tip to any error raised without one, see the next test)."""
+    """Each UsageError names what to do. mycnf/ is left to its owners for now (advisor.cli adds the
+    command's --help as the Tip to any error raised without one)."""
     missing = []
     for path in sorted(p for p in SRC.rglob("*.py") if "mycnf" not in p.parts):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -326,8 +326,3 @@ def test_a_listener_that_never_greets_is_not_called_a_refusal():
     assert "TCP connected, but no MySQL greeting came within --connect-timeout 0.5 s" in str(e.value)
     assert "refused" not in str(e.value)
 
-
-def test_an_error_without_a_tip_gets_one_from_the_cli():
-    p = invoke("mycnf", "--demo", "--workload", "nosuch")
-    assert p.returncode == 2 and "Tip:" in p.stderr, p.stderr
-    assert_one_paragraph_error(p.stderr)
