@@ -65,7 +65,7 @@ def test_a_bare_password_line_in_an_option_file_asks_too(server, tmp_path):
     code, text = _on_pty(["collect", "--defaults-file", str(cnf), "-h", "127.0.0.1", "-P", str(server.port),
                           "-o", str(out)], _env(), PASSWORD)
     assert code == 0, text
-    assert f"({cnf}:3 asks for it)" in text
+    assert f"Enter password for {USER} ({cnf}:3 asks for it):" in text  # the option file's user
     _collected(out, server.port)
 
 

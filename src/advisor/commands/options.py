@@ -176,10 +176,14 @@ def conn_options(host: Any, port: Any, socket: Any, user: Any, password: Any, as
     from advisor.collect.clientopts import is_dsn, parse_dsn
     from advisor.collect.connection import ConnectionOptions
 
+    dsn = bool(host and is_dsn(host))
+    files = None if dsn else client_files(defaults_file, defaults_extra_file, no_defaults, login_path)
+    named = files.values.get("user") if files is not None else None
+    who = user or (named.value if named is not None else None)  # the user the prompt names
     source = None
     if ask_password:
-        password, source = ask_for_password(user), "prompt"
-    elif password is not None or (host and is_dsn(host) and "password" in parse_dsn(host)):
+        password, source = ask_for_password(who), "prompt"
+    elif password is not None or (dsn and "password" in parse_dsn(host)):
         warn("a password given on the command line can be seen by other users of this machine (ps, "
              "/proc/PID/cmdline); use -p or --ask-password to be asked for it, or put it in an option file "
              "([client] password=... in ~/.my.cnf, or mysql_config_editor's --login-path).")
@@ -188,11 +192,11 @@ def conn_options(host: Any, port: Any, socket: Any, user: Any, password: Any, as
                              read_timeout=read_timeout, defaults_file=defaults_file,
                              defaults_extra_file=defaults_extra_file, no_defaults=no_defaults, login_path=login_path,
                              password_source=source)
-    if not (host and is_dsn(host)):
-        opts.files = client_files(defaults_file, defaults_extra_file, no_defaults, login_path)
-        pw = opts.files.values.get("password")
+    if files is not None:
+        opts.files = files
+        pw = files.values.get("password")
         if password is None and pw is not None and pw.value is None:  # a bare `password` line: ask, as mysql does
-            opts.password, opts.password_source = ask_for_password(user, f" ({pw.where} asks for it)"), "prompt"
+            opts.password, opts.password_source = ask_for_password(who, f" ({pw.where} asks for it)"), "prompt"
     return opts
 
 
