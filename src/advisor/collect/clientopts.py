@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from advisor.errors import UsageError
-from advisor.optionfile import OptionFile, OptionLine, parse_option_text, read_option_file, shorten
+from advisor.optionfile import OptionFile, parse_option_text, read_option_files, shorten
 
 DEFAULT_SEARCH = ("/etc/my.cnf", "/etc/mysql/my.cnf", "$MYSQL_HOME/my.cnf", "", "~/.my.cnf")  # "" = --defaults-extra-file
 # [client] and the mysql client's own groups, MySQL's and MariaDB's, then advisor's.
@@ -100,13 +100,11 @@ def read_client_files(*, defaults_file: Optional[str] = None, defaults_extra_fil
             _take(out, _read_one(Path(p)), login_path)
     login = Path(login_file_path(env, home))
     if login.exists():
-        _take(out, _read_login(login, out), login_path, login=True)
+        _take(out, _read_login(login, out), login_path)
     return out
 
 
 def _read_one(p: Path) -> OptionFile:
-    from advisor.optionfile import read_option_files
-
     f = read_option_files([p])
     if f.fatal:
         more = f" (and {len(f.fatal) - 1} more problem(s))" if len(f.fatal) > 1 else ""
@@ -116,7 +114,7 @@ def _read_one(p: Path) -> OptionFile:
     return f
 
 
-def _take(out: ClientFiles, f: OptionFile, login_path: Optional[str], login: bool = False) -> None:
+def _take(out: ClientFiles, f: OptionFile, login_path: Optional[str]) -> None:
     out.files += f.files
     out.warnings += f.warnings
     groups = set(GROUPS) | ({login_path.lower()} if login_path else set())
@@ -255,5 +253,5 @@ def parse_dsn(text: str) -> dict[str, str]:
     return out
 
 
-__all__ = ["ClientFiles", "OptionLine", "Setting", "read_client_files", "search_list", "parse_dsn", "is_dsn",
-           "decrypt_login_file", "encrypt_login_file", "read_option_file"]
+__all__ = ["ClientFiles", "Setting", "read_client_files", "search_list", "login_file_path", "parse_dsn", "is_dsn",
+           "decrypt_login_file", "encrypt_login_file"]
