@@ -326,3 +326,18 @@ def test_a_listener_that_never_greets_is_not_called_a_refusal():
     assert "TCP connected, but no MySQL greeting came within --connect-timeout 0.5 s" in str(e.value)
     assert "refused" not in str(e.value)
 
+
+
+def test_client_group_spellings_of_tls_and_protocol(tmp_path):
+    sock = tmp_path / "s.sock"
+    sock.write_text("")
+    env = {"HOME": str(tmp_path), "MYSQL_UNIX_PORT": str(sock)}
+    for text, mode in (("skip-ssl", "DISABLED"), ("ssl = 0", "DISABLED"), ("loose-ssl-mode = required", "REQUIRED"),
+                       ("ssl_mode=VERIFY_CA\nssl-ca=" + str(sock), "VERIFY_CA"), ("user = x", "PREFERRED")):
+        f = tmp_path / "my.cnf"
+        f.write_text(f"[client]\n{text}\n")
+        assert resolve(ConnectionOptions(defaults_file=str(f), host="h"), env=env).ssl_mode == mode, text
+    f.write_text("[client]\nprotocol = TCP\n")
+    assert resolve(ConnectionOptions(defaults_file=str(f)), env=env).transport == "tcp"
+    f.write_text("[client]\n")
+    assert resolve(ConnectionOptions(defaults_file=str(f)), env=env).socket == str(sock)
