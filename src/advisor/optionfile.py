@@ -95,6 +95,12 @@ def shorten(text: str, limit: int = MAX_SHOWN) -> str:
     return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
 
 
+def shown(line: str) -> str:
+    """A line for a message: cut when long, and no value after `=` (it may be a password)."""
+    name, sep, _ = line.partition("=")
+    return shorten(name.rstrip() + (" = …" if sep else ""))
+
+
 def _strip_trailing_comment(text: str) -> str:
     """The server's remove_end_comment: `#` outside quotes ends the line; a backslash inside quotes
     protects the next quote."""
@@ -148,13 +154,13 @@ def parse_option_text(text: str, source: str = "my.cnf") -> OptionFile:
             elif m or re.match(r"!include(dir)?$", line.rstrip()):
                 result._problem(f"{where}: {shorten(line.rstrip())!r} names no file or directory", fatal=True)
             else:
-                result._problem(f"{where}: unknown directive {shorten(line.rstrip())!r} (expected !include or "
+                result._problem(f"{where}: unknown directive {shown(line.rstrip())!r} (expected !include or "
                                 "!includedir; the server ignores the line)")
             continue
         if line[0] == "[":
             end = line.find("]")
             if end < 0:
-                result._problem(f"{where}: malformed group header {shorten(line.rstrip())!r} (no closing ])", fatal=True)
+                result._problem(f"{where}: malformed group header {shown(line.rstrip())!r} (no closing ])", fatal=True)
                 group = None
                 continue
             group = line[1:end].rstrip(_BLANKS).lower()
@@ -163,7 +169,7 @@ def parse_option_text(text: str, source: str = "my.cnf") -> OptionFile:
         if not body:
             continue
         if group is None:
-            result._problem(f"{where}: option {shorten(body)!r} appears before any [group] header", fatal=True)
+            result._problem(f"{where}: option {shown(body)!r} appears before any [group] header", fatal=True)
             continue
         name, sep, value = body.partition("=")
         name = name.rstrip(_BLANKS)

@@ -166,3 +166,10 @@ def test_many_files_including_their_own_directory_are_each_read_once(tmp_path):
 def test_long_lines_are_cut_in_messages():
     f = parse_option_text("[client\n" + "x" * 100_000 + "\n", "big.cnf")
     assert f.errors and all(len(e) < 400 for e in f.errors)
+
+
+def test_messages_show_no_option_value(tmp_path):
+    """A value in a malformed line may be a password: messages name the option, not its value."""
+    f = parse_option_text("password = Tok-Secret\n[client password=Tok-Secret\n!inclde x=Tok-Secret\n", "x.cnf")
+    assert len(f.errors) == 3 and all("Tok-Secret" not in e for e in f.errors)
+    assert "option 'password = …' appears before any [group] header" in f.errors[0]

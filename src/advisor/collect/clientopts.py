@@ -38,8 +38,8 @@ MAX_LOGIN_FILE = 1 << 20
 
 @dataclass(frozen=True)
 class Setting:
-    value: Optional[str]   # None: a bare option (`password` alone: ask for it)
-    where: str             # file:line
+    value: Optional[str] = field(repr=False)  # None: a bare option (`password` alone: ask for it); may be a secret
+    where: str = ""                           # file:line
 
 
 @dataclass
