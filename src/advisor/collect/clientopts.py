@@ -245,7 +245,8 @@ def parse_dsn(text: str) -> dict[str, str]:
         k, sep, v = part.partition("=")
         k = k.strip()
         if not sep or (k not in DSN_KEYS and k not in DSN_IGNORED):
-            raise UsageError(f"{shorten(part)!r} in the DSN {shorten(text)!r} is not a DSN part advisor knows.",
+            masked = ",".join(f"{q.partition('=')[0]}=…" if q.strip().startswith("p=") else q for q in parts)
+            raise UsageError(f"{shorten(k)!r} in the DSN {shorten(masked)!r} is not a DSN part advisor knows.",
                              "write a Percona DSN such as h=db1,P=3306,u=app,S=/run/mysqld/mysqld.sock,F=/etc/app.cnf "
                              "(keys h, P, u, p, S, F; D, t, A and L are accepted and ignored).")
         if k in DSN_KEYS:
