@@ -28,7 +28,7 @@ class FleetTarget:
     host: str
     port: Optional[int]
     user: Optional[str]
-    dsn: Optional[str] = None  # a Percona DSN line: its S= and F= parts apply too
+    dsn: Optional[str] = field(default=None, repr=False)  # a Percona DSN line (text shows it without p=)
 
 
 @dataclass
@@ -44,7 +44,7 @@ class FleetResult:
 def parse_targets(text: str, source: str = "targets") -> list[FleetTarget]:
     """One target per line: [user@]host[:port], or a Percona DSN (h=db1,P=3307,u=app,S=...,F=...);
     '#' starts a comment; blank lines are skipped."""
-    from advisor.collect.clientopts import is_dsn, parse_dsn
+    from advisor.collect.clientopts import is_dsn, mask_dsn, parse_dsn
 
     out: list[FleetTarget] = []
     for n, raw in enumerate(text.splitlines(), 1):
@@ -57,7 +57,7 @@ def parse_targets(text: str, source: str = "targets") -> list[FleetTarget]:
                 port = int(d["port"]) if "port" in d else None
             except (UsageError, ValueError) as e:
                 raise UsageError(f"{source}:{n}: {e}", "write a DSN such as h=db1,P=3306,u=app.") from None
-            out.append(FleetTarget(n, line, d.get("host") or "localhost", port, d.get("user"), dsn=line))
+            out.append(FleetTarget(n, mask_dsn(line), d.get("host") or "localhost", port, d.get("user"), dsn=line))
             continue
         m = _TARGET.match(line)
         if not m:

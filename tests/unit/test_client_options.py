@@ -224,6 +224,8 @@ def test_fleet_targets_take_dsns():
     assert (t2.host, t2.port, t2.user, t2.dsn) == ("db2", 3308, "app", None)
     with pytest.raises(UsageError, match="targets:1"):
         parse_targets("h=db1,Q=2\n")
+    (t,) = parse_targets("h=db1,u=app,p=Tok-Secret\n")
+    assert t.text == "h=db1,u=app,p=…" and "Tok-Secret" not in repr(t)
 
 
 # ---------------------------------------------------------------- the [advisor] group

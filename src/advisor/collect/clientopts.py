@@ -221,6 +221,11 @@ DSN_KEYS = {"h": "host", "P": "port", "u": "user", "p": "password", "S": "socket
 DSN_IGNORED = {"D", "t", "A", "L"}  # database, table, charset, local-infile: nothing advisor uses
 
 
+def mask_dsn(text: str) -> str:
+    """The DSN to show: its p= value (a password) replaced."""
+    return ",".join("p=…" if part.strip().startswith("p=") else part for part in text.split(","))
+
+
 def is_dsn(text: str) -> bool:
     return "=" in text and all("=" in part for part in text.split(",") if part)
 
@@ -245,8 +250,7 @@ def parse_dsn(text: str) -> dict[str, str]:
         k, sep, v = part.partition("=")
         k = k.strip()
         if not sep or (k not in DSN_KEYS and k not in DSN_IGNORED):
-            masked = ",".join(f"{q.partition('=')[0]}=…" if q.strip().startswith("p=") else q for q in parts)
-            raise UsageError(f"{shorten(k)!r} in the DSN {shorten(masked)!r} is not a DSN part advisor knows.",
+            raise UsageError(f"{shorten(k)!r} in the DSN {shorten(mask_dsn(text))!r} is not a DSN part advisor knows.",
                              "write a Percona DSN such as h=db1,P=3306,u=app,S=/run/mysqld/mysqld.sock,F=/etc/app.cnf "
                              "(keys h, P, u, p, S, F; D, t, A and L are accepted and ignored).")
         if k in DSN_KEYS:
@@ -255,4 +259,4 @@ def parse_dsn(text: str) -> dict[str, str]:
 
 
 __all__ = ["ClientFiles", "Setting", "read_client_files", "search_list", "login_file_path", "parse_dsn", "is_dsn",
-           "decrypt_login_file", "encrypt_login_file"]
+           "mask_dsn", "decrypt_login_file", "encrypt_login_file"]
