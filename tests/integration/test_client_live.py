@@ -144,3 +144,14 @@ def test_a_certificate_from_another_ca_is_named_as_such(mariadb_factory, tls_cer
     assert p.returncode == 3
     assert "certificate was not accepted" in p.stderr and "--ssl-ca" in p.stderr
     assert "server is running" not in p.stderr and "refused" not in p.stderr, p.stderr
+
+
+def test_fleet_targets_as_dsns(server, tmp_path):
+    lst = tmp_path / "fleet.txt"
+    lst.write_text(f"h=127.0.0.1,P={server.port},u={USER},p={PASSWORD}\nS={server.socket},u=root\n")
+    p = run_cli("fleet", str(lst), "--no-defaults", "--format", "json", "--no-calibrate")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)["targets"]
+    assert [r["report"]["target"]["transport"] for r in rows] == ["tcp", "socket"]
+    assert rows[0]["target"] == f"h=127.0.0.1,P={server.port},u={USER},p=…"
+    assert PASSWORD not in p.stdout + p.stderr
