@@ -20,6 +20,7 @@ EXPECT = {
     "mariadb-10.11": ("mariadb", "10.11"),
     "mariadb-11.4": ("mariadb", "11.4"),
     "tidb-5.1": ("tidb", "5.1"),
+    "tidb-5.2": ("tidb", "5.2.0"),
     "tidb-7.5": ("tidb", "7.5"),
 }
 
