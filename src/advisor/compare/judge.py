@@ -121,7 +121,7 @@ class _Judge:
     def variable(self, d: VarDiff) -> None:
         known = KNOWN.get(d.name)
         group, weight = (known.group, known.weight) if known else ("tidb" if d.name.startswith("tidb_") else "variables", 30)
-        what = known.why if known else "a setting that differs can change the result"
+        what = known.why if known else "the server runs with a different setting on each side"
         flavors = {s.target.flavor for s in self.snaps}
         versions = {(s.target.flavor, s.target.version) for s in self.snaps}
         harmless = ""
@@ -219,12 +219,17 @@ def compare(snaps: Sequence[Snapshot], sources: Sequence[str], about: Sequence[s
 SCHEMA_NAME = "advisor.compare/1"
 
 
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word.replace('difference', 'differences').replace('fact', 'facts')}"
+
+
 def _headline(counts: dict[str, int], ranked: list[Difference], not_compared: int) -> tuple[str, str]:
-    unseen = f"; {not_compared} fact(s) could not be compared (listed under NOT COMPARED)" if not_compared else ""
+    unseen = (f"; {_n(not_compared, 'fact')} could not be compared (listed under not compared)" if not_compared
+              else "")
     if counts["confounding"]:
         top = ranked[0]
-        return "confounded", (f"{counts['confounding']} confounding difference(s) can change the result; the first "
-                              f"to fix: {top.title} ({' vs '.join(str(v) for v in top.values)}){unseen}.")
+        return "confounded", (f"{_n(counts['confounding'], 'confounding difference')} can change the result; the "
+                              f"first to fix: {top.title} ({' vs '.join(str(v) for v in top.values)}){unseen}.")
     if counts["expected"]:
         return "fair", (f"only what the comparison is about differs ({counts['expected']} expected, "
                         f"{counts['harmless']} harmless){unseen}.")

@@ -105,6 +105,8 @@ KNOWN: dict[str, Known] = {
     "tidb_distsql_scan_concurrency": Known("tidb", _TIDB, 45, "the concurrency of coprocessor scans"),
     "tidb_analyze_version": Known("tidb", _TIDB, 45, "statistics version 1 and 2 give the optimizer different "
                                   "estimates"),
+    "tidb_stmt_summary_max_stmt_count": Known("tidb", _TIDB, 15, "how many statement kinds the statement summary "
+                                              "keeps in memory"),
     "tidb_general_log": Known("tidb", _TIDB, 60, "the general log writes every statement"),
 }
 
@@ -117,14 +119,16 @@ IDENTITY = frozenset((
     "character_sets_dir", "plugin_dir", "lc_messages_dir", "innodb_buffer_pool_filename", "ssl_ca", "ssl_capath",
     "ssl_cert", "ssl_key", "ssl_crl", "ssl_crlpath", "system_time_zone", "timestamp", "pseudo_thread_id",
     "mysqlx_port", "mysqlx_socket", "admin_address", "admin_port", "bind_address", "mysqlx_bind_address",
-    "wsrep_node_name", "wsrep_node_address", "log_bin_trust_function_creators", "innodb_temp_data_file_path",
+    "wsrep_node_name", "wsrep_node_address",
     "innodb_tmpdir", "slave_load_tmpdir", "replica_load_tmpdir", "license", "lower_case_file_system",
     "large_files_support", "persisted_globals_load", "socket_mode",
 ))
 # What follows from the version itself (the version difference is reported once, as target.version).
 VERSION_TEXT = re.compile(r"^(version|version_comment|version_compile_\w+|version_source_revision|innodb_version|"
                           r"protocol_version|tidb_.*_version_text)$")
-HARMLESS_PATTERN = re.compile(r"(_dir|_file|_path|_basename|_index)$")
+HARMLESS_PATTERN = re.compile(r"(_dir|_file|_path)$")
+# Names that look like paths but size or shape something.
+NOT_IDENTITY = frozenset(("innodb_data_file_path", "innodb_temp_data_file_path"))
 
 
 @dataclass
@@ -139,7 +143,7 @@ class VarDiff:
 
 
 def identity(name: str) -> bool:
-    return name in IDENTITY or bool(HARMLESS_PATTERN.search(name))
+    return name in IDENTITY or (name not in NOT_IDENTITY and bool(HARMLESS_PATTERN.search(name)))
 
 
 def same(a: Optional[str], b: Optional[str], unit: Optional[str]) -> bool:
