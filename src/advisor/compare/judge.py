@@ -10,12 +10,13 @@ from typing import Any, Optional, Sequence
 from advisor import __version__
 from advisor.compare import items as it
 from advisor.compare import measured as ms
-from advisor.compare.model import (ABOUT, GROUPS, VERDICTS, Comparison, Difference, NotCompared, Side, Summary)
+from advisor.compare.model import (ABOUT, GROUPS, VERDICTS, Comparison, Difference, Figure, NotCompared, Side,
+                                   Summary)
 from advisor.compare.variables import KNOWN, VarDiff, compare_variables, identity, same
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules.derived import DERIVED
 from advisor.rules.facts import FactView, Unknown
-from advisor.snapshot import Snapshot
+from advisor.snapshot import Distribution, Snapshot
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 SECTIONS = {"host": "host facts", "client": "the client's network path", "calibration": "calibration"}
@@ -40,6 +41,7 @@ class _Judge:
         self.diffs: list[Difference] = []
         self.not_compared: list[NotCompared] = []
         self.absent: set[str] = set()
+        self.figures: list[Figure] = []
 
     # ------------------------------------------------------------ verdicts
     def verdict(self, aspects: Sequence[str], why: str, fix: str, harmless: str = "") -> tuple[str, str, str]:
@@ -102,6 +104,9 @@ class _Judge:
         if any(isinstance(v, Unknown) for v in vals):
             self.missing(m.id, m.title, vals)
             return
+        numbers = [v.p50 if isinstance(v, Distribution) else v for v in vals]
+        if all(isinstance(n, (int, float)) for n in numbers):
+            self.figures.append(Figure(id=m.id, title=m.title, unit=m.unit, values=[float(n) for n in numbers]))
         shown = [ms.show(m, v) for v in vals]
         d = ms.differs(m, vals)
         if d is None or len(set(shown)) == 1:
@@ -213,7 +218,7 @@ def compare(snaps: Sequence[Snapshot], sources: Sequence[str], about: Sequence[s
     return Comparison(schema=SCHEMA_NAME, advisor_version=__version__, about=list(about), sides=sides,  # type: ignore[arg-type]
                       verdict=verdict, headline=headline,  # type: ignore[arg-type]
                       summary=Summary(**counts, not_compared=len(j.not_compared)), differences=ranked,
-                      not_compared=j.not_compared)
+                      not_compared=j.not_compared, figures=j.figures)
 
 
 SCHEMA_NAME = "advisor.compare/1"

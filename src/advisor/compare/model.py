@@ -93,6 +93,16 @@ class NotCompared(_Model):
     reason: str
 
 
+class Figure(_Model):
+    """A calibration figure every side measured, as numbers (for charts): the median of a
+    distribution, or the single figure."""
+
+    id: str
+    title: str
+    unit: str = Field(description="ms, MB/s or × (a ratio)")
+    values: list[float] = Field(description="per side")
+
+
 class Summary(_Model):
     confounding: int
     expected: int
@@ -115,6 +125,7 @@ class Comparison(_Model):
     differences: list[Difference] = Field(description="ranked: confounding first, then expected, then harmless; "
                                                       "within each by weight")
     not_compared: list[NotCompared]
+    figures: list[Figure] = Field(default_factory=list, description="calibration figures of every side, as numbers")
     notes: list[str] = Field(default_factory=list)
 
     model_config = ConfigDict(extra="forbid", defer_build=True, populate_by_name=True)

@@ -119,16 +119,36 @@ def compare_page(c: "Comparison"):
         diffs = c.by_verdict(verdict)
         if not diffs:
             continue
-        rows = [(str(d.rank), d.verdict, GROUPS[d.group], d.title, *[v if v is not None else "–" for v in d.values],
+        rows = [(str(d.rank), f"{d.title} · {GROUPS[d.group]}", *[v if v is not None else "–" for v in d.values],
                  d.reason, d.fix or "–") for d in diffs]
         page.sections.append(Section(verdict, f"{verdict.capitalize()} ({len(diffs)})", tables=[table(
             f"{verdict.capitalize()} differences, most likely to change a result first",
-            ("#", "verdict", "group", "difference", *[s.label for s in c.sides], "why", "fix"),
+            ("#", "difference", *[s.label for s in c.sides], "why", "fix"),
             rows, [f"v-{verdict}"] * len(rows))]))
+    charts = figure_charts(c)
+    if charts:
+        page.sections.append(Section("measured", "Measured on each side", paragraphs=[
+            "Calibration figures of every side: medians for latencies; a difference counts only beyond the spread "
+            "of the samples (see the table above)."], charts=charts))
     if c.not_compared:
         page.sections.append(Section("not-compared", "Not compared", items=[
             f"{n.title} (missing on {', '.join(n.sides)}): {n.reason}" for n in c.not_compared]))
     return page
+
+
+def figure_charts(c: "Comparison") -> list:
+    """One bar chart per calibration figure, a bar per side."""
+    from advisor.render import svg
+    from advisor.render.html import chart_view
+
+    out = []
+    for f in c.figures:
+        if max(f.values) <= 0:
+            continue
+        bars = [svg.Bar(f"{s.label} ({s.flavor} {s.version})", v) for s, v in zip(c.sides, f.values)]
+        chart = svg.bars(f"cmp-{f.id.split('.', 1)[1].replace('.', '-').replace('_', '-')}", f.title, bars, f.unit)
+        out.append(chart_view(chart, f"{f.title}, {'median ' if f.unit == 'ms' else ''}per side ({f.unit})."))
+    return out
 
 
 def render_html(c: "Comparison") -> str:
