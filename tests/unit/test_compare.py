@@ -1,7 +1,7 @@
 """advisor.compare, the pure core: snapshots built from recorded variable sets (tests/fixtures/flavors)
 with host facts read by the real readers from recorded /proc+/sys trees (api.collect_machine with
 --sysroot), and a real calibrated snapshot (tests/fixtures/calibration); then the judge and the
-renderers. The end-to-end acceptance over the wire and the CLI is tests/integration/test_compare.py."""
+renderers. The end-to-end acceptance over the wire and the CLI is tests/integration/test_compare_cli.py."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_a_setting_changed_on_one_side_is_confounding_with_the_baselines_value()
     c = compare_snapshots([a, b], ["a", "b"], ["version"])
     first, second = c.differences[:2]
     assert (first.id, first.group, first.verdict) == ("var.innodb_flush_log_at_trx_commit", "durability", "confounding")
-    assert first.fix == "set innodb_flush_log_at_trx_commit = 1 on every side"
+    assert first.fix == "set innodb_flush_log_at_trx_commit = 1 on B as on A (the baseline), or one chosen value on every side"
     assert "A at its default, B set away from its default" in first.reason
     assert second.id == "var.sync_binlog"
     ids = by_id(c)
@@ -185,3 +185,22 @@ def load_json(text: str) -> dict:
     import json
 
     return json.loads(text)
+
+
+def test_buffer_pool_against_the_data_and_sizes_in_their_unit():
+    from advisor.snapshot import EngineSize
+
+    a = snapshot("mysql-8.0.36", "mysql", "8.0.36", innodb_buffer_pool_size=str(4 << 30))
+    b = snapshot("mysql-8.0.36", "mysql", "8.0.36", innodb_buffer_pool_size=str(256 << 20))
+    for s in (a, b):  # the same 1 GiB sysbench dataset on both
+        s.server.data_size = {"InnoDB": EngineSize(tables=8, data_bytes=800 << 20, index_bytes=224 << 20)}
+    c = compare_snapshots([a, b], ["a", "b"])
+    ids = by_id(c)
+    fit = ids["derived.buffer_pool_fit"]
+    assert fit.verdict == "confounding" and fit.values == [
+        "1 GiB of InnoDB data fits in a 4 GiB buffer pool", "1 GiB of InnoDB data does not fit in a 256 MiB buffer pool"]
+    assert [d.id for d in c.differences[:2]] == ["derived.buffer_pool_fit", "var.innodb_buffer_pool_size"]
+    assert ids["var.innodb_buffer_pool_size"].values == ["4 GiB (4294967296)", "256 MiB (268435456)"]
+    assert "derived.innodb_data_bytes" not in ids  # the same dataset
+    text = render.render_text(c)
+    assert "HARMLESS" not in text or "--verbose" in text

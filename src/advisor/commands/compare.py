@@ -44,6 +44,8 @@ def compare(
                    "self-contained file).", rich_help_panel=OUT)] = CompareFormat.text,
     fail_on_confounding: Annotated[bool, typer.Option("--fail-on-confounding", help="Exit 1 when a confounding "
                                    "difference exists.", rich_help_panel=OUT)] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Text: list each harmless difference with its "
+                                          "reason (by default one line of names).", rich_help_panel=OUT)] = False,
     output: OutputFile = None,
 ) -> None:
     """Compare servers for a fair benchmark: every difference that can change the result, as expected, harmless or confounding, with the reason and the fix."""
@@ -53,12 +55,12 @@ def compare(
                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
     mode = None if calibrate is False else "full" if calibrate else "light"
     c = compare_inputs(inputs, about or [], options=options, calibration=mode, budget_s=calibrate_seconds)
-    write_output(render(c, fmt, output), output)
+    write_output(render(c, fmt, output, verbose), output)
     if fail_on_confounding and c.summary.confounding:
         raise typer.Exit(1)
 
 
-def render(c, fmt: CompareFormat, output: Optional[str]) -> str:
+def render(c, fmt: CompareFormat, output: Optional[str], verbose: bool = False) -> str:
     from advisor.render import compare as r
 
     if fmt == CompareFormat.json:
@@ -67,4 +69,4 @@ def render(c, fmt: CompareFormat, output: Optional[str]) -> str:
         return r.render_markdown(c)
     if fmt == CompareFormat.html:
         return r.render_html(c)
-    return r.render_text(c, color=output in (None, "-") and sys.stdout.isatty())
+    return r.render_text(c, color=output in (None, "-") and sys.stdout.isatty(), verbose=verbose)

@@ -17,6 +17,7 @@ from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules.derived import DERIVED
 from advisor.rules.facts import FactView, Unknown
 from advisor.snapshot import Distribution, Snapshot
+from advisor.units import format_evidence
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 SECTIONS = {"host": "host facts", "client": "the client's network path", "calibration": "calibration"}
@@ -47,7 +48,10 @@ class _Judge:
     def verdict(self, aspects: Sequence[str], why: str, fix: str, harmless: str = "") -> tuple[str, str, str]:
         hit = [a for a in aspects if a in self.expect]
         if hit:
-            return "expected", f"the comparison is about the {hit[0]} (--about {', '.join(self.about)}); {why}", ""
+            named = ", ".join(self.about)
+            part = (f"the comparison is about the {hit[0]}" if hit[0] in self.about
+                    else f"the {hit[0]} is part of what the comparison is about ({named})")
+            return "expected", f"{part}; {why}", ""
         if harmless:
             return "harmless", harmless, ""
         return "confounding", why, fix
@@ -143,15 +147,15 @@ class _Judge:
                 cause = "the compiled-in default differs between " + " and ".join(f"{f} {v}" for f, v in sorted(versions))
             why = f"{d.name} is at its default on every side, but {cause}: {what}"
             fix = f"set {d.name} explicitly to the same value on every side to compare like for like"
-            self.add(f"var.{d.name}", group if known else "defaults", d.name, aspects, "default_differs", d.values,
-                     max(weight - 5, 5), why, fix, harmless, defaults=d.defaults)
+            self.add(f"var.{d.name}", group if known else "defaults", d.name, aspects, "default_differs",
+                     self._shown(d.name, d.values), max(weight - 5, 5), why, fix, harmless,
+                     defaults=self._shown(d.name, d.defaults))
             return
         aspects = known.aspects if known else (("tidb", "config") if d.name.startswith("tidb_") else ("config",))
         why = f"{d.name} is set differently ({self._setters(d)}): {what}"
-        target = self._target_value(d)
-        fix = f"set {d.name} = {target} on every side" if target else f"set {d.name} to the same value on every side"
-        self.add(f"var.{d.name}", group, d.name, aspects, "differs", d.values, weight, why, fix, harmless,
-                 defaults=d.defaults)
+        fix = self._fix(d)
+        self.add(f"var.{d.name}", group, d.name, aspects, "differs", self._shown(d.name, d.values), weight, why, fix,
+                 harmless, defaults=self._shown(d.name, d.defaults))
 
     def _setters(self, d: VarDiff) -> str:
         parts = []
@@ -160,9 +164,20 @@ class _Judge:
                          else f"{lab} with an unknown default")
         return ", ".join(parts)
 
-    def _target_value(self, d: VarDiff) -> Optional[str]:
-        """The value to align on: the first side's (the baseline)."""
-        return d.values[0]
+    def _fix(self, d: VarDiff) -> str:
+        """Align on the first side (the baseline): the sides whose value differs from it get its value."""
+        unit = self.cat.unit(d.name)
+        base = d.values[0]
+        others = [lab for lab, v in zip(self.labels[1:], d.values[1:]) if not same(base, v, unit)]
+        if base is None or base == "":
+            return f"set {d.name} to the same value on every side"
+        return (f"set {d.name} = {base} on {' and '.join(others)} as on {self.labels[0]} (the baseline), or one "
+                f"chosen value on every side")
+
+    def _shown(self, name: str, values: list[Optional[str]]) -> list[Optional[str]]:
+        """Values in the variable's unit: sizes as '16 MiB (16777216)', an empty value as such."""
+        unit = self.cat.unit(name)
+        return [None if v is None else format_evidence(f"var.{name}", v, unit) for v in values]
 
     def only_on_some(self, only: list[set[str]]) -> None:
         names = sorted(set().union(*only))
@@ -173,7 +188,8 @@ class _Judge:
         aspects = ("flavor", "version") if len(flavors) > 1 else ("version",) if len(versions) > 1 else ("config",)
         shown = [f"{len(o)}: {', '.join(sorted(o)[:12])}{' …' if len(o) > 12 else ''}" if o else "none" for o in only]
         why = (f"{len(names)} variables exist on some sides only"
-               + (" because the versions differ" if aspects != ("config",) else
+               + (" because the flavors differ" if "flavor" in aspects else
+                  " because the versions differ" if aspects != ("config",) else
                   " although the versions are the same: a plugin or component is loaded on one side only"))
         harmless = ""
         if aspects != ("config",):

@@ -30,7 +30,8 @@ def render_json(c: "Comparison") -> str:
     return c.to_json()
 
 
-def render_text(c: "Comparison", color: bool = False, width: int = 100) -> str:
+def render_text(c: "Comparison", color: bool = False, width: int = 100, verbose: bool = False) -> str:
+    """Harmless differences are one line of names unless `verbose`."""
     def col(name: str, text: str) -> str:
         return f"{_COL[name]}{text}{_COL['reset']}" if color else text
 
@@ -46,6 +47,10 @@ def render_text(c: "Comparison", color: bool = False, width: int = 100) -> str:
         if not diffs:
             continue
         lines.append(col(verdict, f"{HEAD[verdict]} ({len(diffs)})"))
+        if verdict == "harmless" and not verbose:
+            lines.append(wrap(", ".join(d.title for d in diffs) + " (--verbose shows each with its reason)", "  "))
+            lines.append("")
+            continue
         for d in diffs:
             lines += _text_difference(c, d, wrap, col, brief=verdict == "harmless")
         lines.append("")
