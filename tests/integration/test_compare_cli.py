@@ -19,7 +19,7 @@ import jsonschema
 import pytest
 
 from tests.support.cli import assert_one_paragraph_error, run_cli, run_json
-from tests.support.wire_server import ReplayServer
+from tests.support.wire_server import ReplayServer, load_set
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTS = ROOT / "tests" / "fixtures" / "hosts"
@@ -34,9 +34,32 @@ SEED_GLOBALS = {"tidb_hashagg_final_concurrency": "1", "tidb_hashagg_partial_con
                 "tidb_enable_clustered_index": "ON"}
 
 
-def collect(tmp_path: Path, set_name: str, out: str, sysroot: str | None = None, **overrides: str) -> Path:
+# The same report's TiDB and TiKV parameter configuration (three TiKV instances, as in its cluster).
+REPORT_TIDB = {"log.level": "error", "performance.max-procs": "20", "tikv-client.max-batch-wait-time": "2000000"}
+REPORT_TIKV = {"storage.scheduler-worker-pool-size": "5", "raftstore.store-pool-size": "3",
+               "raftstore.apply-pool-size": "3", "rocksdb.max-background-jobs": "8", "raftdb.max-background-jobs": "4",
+               "raftdb.allow-concurrent-memtable-write": "true", "server.grpc-concurrency": "6",
+               "readpool.unified.min-thread-count": "5", "readpool.unified.max-thread-count": "20",
+               "readpool.storage.normal-concurrency": "10", "pessimistic-txn.pipelined": "true",
+               "server.enable-request-batch": "false"}
+
+
+def with_config(set_name: str, tidb: dict[str, str], tikv: dict[str, str], **overrides: str) -> dict:
+    """A recorded TiDB set whose SHOW CONFIG also answers the benchmark items (one TiDB, three TiKV)."""
+    data = load_set(set_name)
+    data["variables"].update(overrides)
+    rows = [["tidb", "tidb-0:4000", k, v] for k, v in tidb.items()]
+    rows += [["tikv", f"tikv-{i}:20160", k, v] for i in range(3) for k, v in tikv.items()]
+    data["queries"] = list(data.get("queries", [])) + [{
+        "match": r"^SHOW CONFIG WHERE \(type = 'tidb' AND name IN", "columns": ["Type", "Instance", "Name", "Value"],
+        "rows": rows}]
+    return data
+
+
+def collect(tmp_path: Path, set_name: str | dict, out: str, sysroot: str | None = None, **overrides: str) -> Path:
     path = tmp_path / out
-    with ReplayServer.from_set(set_name, overrides=overrides) as srv:
+    server = ReplayServer(set_name) if isinstance(set_name, dict) else ReplayServer.from_set(set_name, overrides=overrides)
+    with server as srv:
         extra = ["--sysroot", str(HOSTS / sysroot)] if sysroot else []
         p = run_cli("collect", "--host", "127.0.0.1", "--port", str(srv.port), "--user", "root", "--no-defaults",
                     *extra, "-o", str(path))
@@ -128,6 +151,23 @@ def test_tidb_a_global_that_differs_is_confounding(tidb):
     code, doc, _ = compare(str(tidb["5.1"]), str(tidb["5.2"]))
     verdicts = {d["id"]: d["verdict"] for d in doc["differences"]}
     assert verdicts["target.version"] == verdicts["var.tidb_analyze_version"] == "confounding"
+
+
+def test_tidb_and_tikv_configuration_side_by_side(tmp_path):
+    """PingCAP's v5.3.0-vs-v5.2.2 report no longer lists server.enable-request-batch = false: a cluster
+    that keeps TiKV's own value (true here) against one configured as the v5.2.0 report says."""
+    a = collect(tmp_path, with_config("tidb-5.1", REPORT_TIDB, REPORT_TIKV, **SEED_GLOBALS), "a.json")
+    b = collect(tmp_path, with_config("tidb-5.2", REPORT_TIDB, {**REPORT_TIKV, "server.enable-request-batch": "true"},
+                                      **SEED_GLOBALS), "b.json")
+    snap = json.loads(a.read_text())
+    assert snap["server"]["tidb_config"]["tikv.server.grpc-concurrency"] == "6"  # one value: every TiKV agrees
+    assert snap["server"]["tidb_config"]["performance.max-procs"] == "20"
+    code, doc, _ = compare(str(a), str(b), "--about", "version")
+    first = doc["differences"][0]
+    assert (first["id"], first["verdict"], first["values"]) == (
+        "server.tidb_config.tikv.server.enable-request-batch", "confounding", ["false", "true"])
+    assert first["title"] == "TiKV configuration server.enable-request-batch" and "TiKV configuration" in first["fix"]
+    assert [d["id"] for d in doc["differences"] if d["id"].startswith("server.tidb_config")] == [first["id"]]
 
 
 def test_identical_snapshots_are_nothing_to_worry_about(percona, tmp_path):

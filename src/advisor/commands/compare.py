@@ -26,7 +26,8 @@ class CompareFormat(str, Enum):
 def compare(
     inputs: Annotated[List[str], typer.Argument(help="Two or more snapshots (`advisor collect -o FILE`), dumps that "
                                                      "`advisor import` reads, or live servers as "
-                                                     "mysql://[user@]host[:port]; the first is the baseline.")],
+                                                     "mysql://USER@HOST:PORT (user and port optional); the first is "
+                                                     "the baseline.")],
     about: Annotated[Optional[List[str]], typer.Option("--about", help="What the comparison is meant to measure: "
                      "version, flavor, config, durability, tls, binlog, memory, tidb, host, cpu, storage, network or "
                      "data (repeatable or comma-separated). Differences in it are expected; every other one that can "

@@ -193,15 +193,26 @@ NETWORK: tuple[Item, ...] = (
 )
 
 
+# How strongly the configuration items PingCAP's sysbench reports set move the results (the rest: 35).
+CONFIG_WEIGHTS = {"prepared-plan-cache.enabled": 75, "performance.max-procs": 50, "log.level": 40,
+                  "tikv-client.max-batch-wait-time": 45, "tikv.pessimistic-txn.pipelined": 55,
+                  "tikv.storage.scheduler-worker-pool-size": 45, "tikv.raftstore.store-pool-size": 45,
+                  "tikv.raftstore.apply-pool-size": 45, "tikv.server.grpc-concurrency": 45,
+                  "tikv.readpool.unified.max-thread-count": 45, "tikv.server.enable-request-batch": 40}
+
+
 def tidb_config_items(keys: list[str]) -> list[Item]:
-    """One item per TiDB/TiKV configuration key that SHOW CONFIG returned on some side."""
+    """One item per TiDB/TiKV configuration key that SHOW CONFIG returned on some side (TiKV's
+    items are kept under 'tikv.' by the collector)."""
     out = []
     for key in keys:
-        weight = 75 if key == "prepared-plan-cache.enabled" else 35
-        out.append(Item(f"server.tidb_config.{key}", "tidb", f"TiDB configuration {key}", ("config", "tidb"), weight,
+        weight = CONFIG_WEIGHTS.get(key, 35)
+        title = f"TiKV configuration {key[5:]}" if key.startswith("tikv.") else f"TiDB configuration {key}"
+        out.append(Item(f"server.tidb_config.{key}", "tidb", title, ("config", "tidb"), weight,
                         "TiDB and TiKV configuration items change how statements are planned, cached and committed "
                         "(the PingCAP benchmark reports keep them equal and list them)",
-                        f"set {key} to the same value in every cluster's configuration (tiup cluster edit-config)",
+                        f"set {key.removeprefix('tikv.')} to the same value in every cluster's "
+                        f"{'TiKV' if key.startswith('tikv.') else 'TiDB'} configuration (tiup cluster edit-config)",
                         get=lambda v, k=key: _config_value(v, k)))
     return out
 
