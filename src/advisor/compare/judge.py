@@ -158,6 +158,8 @@ class _Judge:
                  harmless, defaults=self._shown(d.name, d.defaults))
 
     def _setters(self, d: VarDiff) -> str:
+        if all(at is None for at in d.at_default):
+            return "the variable catalogue does not know its default on these versions"
         parts = []
         for lab, at in zip(self.labels, d.at_default):
             parts.append(f"{lab} at its default" if at is True else f"{lab} set away from its default" if at is False
