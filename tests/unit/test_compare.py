@@ -204,3 +204,36 @@ def test_buffer_pool_against_the_data_and_sizes_in_their_unit():
     assert "derived.innodb_data_bytes" not in ids  # the same dataset
     text = render.render_text(c)
     assert "HARMLESS" not in text or "--verbose" in text
+
+
+def test_the_clients_route_and_link_speed():
+    """The seed-000 client: the same server reached over em3 (1000 Mb/s) or over vlan2 (10000 Mb/s)."""
+    slow = snapshot("mysql-5.7", "mysql", "5.7.44", host="10.186.60.104", tree="seed-000-client")
+    fast = snapshot("mysql-5.7", "mysql", "5.7.44", host="172.16.20.104", tree="seed-000-client")
+    c = compare_snapshots([slow, fast], ["em3", "vlan2"])
+    d = by_id(c)["derived.route_speed_mbps"]
+    assert (d.verdict, d.values) == ("confounding", ["1,000 Mb/s", "10,000 Mb/s"])
+    assert "118 MB/s" in d.reason
+    assert by_id(compare_snapshots([slow, fast], ["em3", "vlan2"], ["network"]))["derived.route_speed_mbps"].verdict \
+        == "expected"
+
+
+def test_tls_on_one_side_only():
+    a = snapshot("mysql-8.0.36", "mysql", "8.0.36")
+    b = snapshot("mysql-8.0.36", "mysql", "8.0.36")
+    for s in (a, b):  # the recorded server had TLS sessions; here only the advisor's own connection counts
+        s.server.status["Ssl_accepts"] = "0"
+    b.server.connection.tls_version = "TLSv1.3"
+    d = by_id(compare_snapshots([a, b], ["plain", "tls"]))["derived.tls"]
+    assert d.verdict == "confounding" and d.values == ["off", "on"]
+    assert "--mysql-ssl" in d.fix and d.group == "tls"
+
+
+def test_a_default_sized_from_the_host_belongs_to_the_host():
+    """Percona Server's thread_pool_size defaults to the CPU count (12 on the PM981 host, 48 on the PM983 one)."""
+    a = snapshot("percona-8.0", "percona", "8.0.32", tree="seed-003-pm981", thread_pool_size="12")
+    b = snapshot("percona-8.0", "percona", "8.0.32", host="10.0.3.11", tree="seed-003-pm983", thread_pool_size="48")
+    d = by_id(compare_snapshots([a, b], ["a", "b"]))["var.thread_pool_size"]
+    assert (d.kind, d.aspects, d.defaults, d.raw) == ("default_differs", ["host"], ["12", "48"], ["12", "48"])
+    assert "from the host's CPUs or memory" in d.reason and d.verdict == "confounding"
+    assert by_id(compare_snapshots([a, b], ["a", "b"], ["host"]))["var.thread_pool_size"].verdict == "expected"

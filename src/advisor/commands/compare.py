@@ -50,10 +50,12 @@ def compare(
     output: OutputFile = None,
 ) -> None:
     """Compare servers for a fair benchmark: every difference that can change the result, as expected, harmless or confounding, with the reason and the fix."""
-    from advisor.compare.run import compare_inputs
+    from advisor.compare.run import classify, compare_inputs
 
-    options = conn_options(None, port, None, user, password, ask_password, defaults_file, defaults_extra_file,
-                           no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+    options = None
+    if any(classify(i).live for i in inputs):  # a password is asked for only when a server is to be read
+        options = conn_options(None, port, None, user, password, ask_password, defaults_file, defaults_extra_file,
+                               no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
     mode = None if calibrate is False else "full" if calibrate else "light"
     c = compare_inputs(inputs, about or [], options=options, calibration=mode, budget_s=calibrate_seconds)
     write_output(render(c, fmt, output, verbose), output)

@@ -87,16 +87,11 @@ def _buffer_pool_fit(v: FactView) -> Any:
 
 
 def _tls_state(v: FactView) -> Any:
-    own = v.snapshot.server.connection.tls_version
-    if own:
-        return f"on ({own})"
+    """'on' when the advisor's own connection or other sessions are encrypted, else 'off'."""
     used = v.get("derived.tls_in_use")
-    if used is True:
-        return "on (other sessions use it)"
-    offers = v.get("derived.server_offers_tls")
-    if isinstance(offers, Unknown) and isinstance(used, Unknown):
+    if isinstance(used, Unknown):
         return used
-    return "off (offered by the server)" if offers is True else "off"
+    return "on" if used else "off"
 
 
 def _route(v: FactView) -> Any:

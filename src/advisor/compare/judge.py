@@ -57,10 +57,11 @@ class _Judge:
         return "confounding", why, fix
 
     def add(self, id_: str, group: str, title: str, aspects: Sequence[str], kind: str, values: list[Optional[str]],
-            weight: int, why: str, fix: str, harmless: str = "", defaults: Optional[list[Optional[str]]] = None) -> None:
+            weight: int, why: str, fix: str, harmless: str = "", defaults: Optional[list[Optional[str]]] = None,
+            raw: Optional[list[Optional[str]]] = None) -> None:
         v, reason, f = self.verdict(aspects, why, fix, harmless)
         self.diffs.append(Difference(rank=0, id=id_, group=group, title=title, aspects=list(aspects), kind=kind,  # type: ignore[arg-type]
-                                     values=values, defaults=defaults, verdict=v, reason=reason, fix=f,  # type: ignore[arg-type]
+                                     values=values, defaults=defaults, raw=raw, verdict=v, reason=reason, fix=f,  # type: ignore[arg-type]
                                      weight=weight))
 
     def missing(self, fact: str, title: str, vals: Sequence[Any]) -> None:
@@ -149,13 +150,13 @@ class _Judge:
             fix = f"set {d.name} explicitly to the same value on every side to compare like for like"
             self.add(f"var.{d.name}", group if known else "defaults", d.name, aspects, "default_differs",
                      self._shown(d.name, d.values), max(weight - 5, 5), why, fix, harmless,
-                     defaults=self._shown(d.name, d.defaults))
+                     defaults=self._shown(d.name, d.defaults), raw=d.values)
             return
         aspects = known.aspects if known else (("tidb", "config") if d.name.startswith("tidb_") else ("config",))
         why = f"{d.name} is set differently ({self._setters(d)}): {what}"
         fix = self._fix(d)
         self.add(f"var.{d.name}", group, d.name, aspects, "differs", self._shown(d.name, d.values), weight, why, fix,
-                 harmless, defaults=self._shown(d.name, d.defaults))
+                 harmless, defaults=self._shown(d.name, d.defaults), raw=d.values)
 
     def _setters(self, d: VarDiff) -> str:
         if all(at is None for at in d.at_default):

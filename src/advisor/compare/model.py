@@ -78,6 +78,8 @@ class Difference(_Model):
                     "differ; only_on_some: present on some sides only; measured: calibration figures beyond their spread")
     values: list[Optional[str]] = Field(description="per side, formatted; null when the side has no such fact")
     defaults: Optional[list[Optional[str]]] = Field(None, description="per side, the catalogue's default (variables)")
+    raw: Optional[list[Optional[str]]] = Field(None, description="per side, the value as the server printed it "
+                                                                 "(variables)")
     verdict: Verdict
     reason: str = Field(description="why it can change the result, or why it cannot")
     fix: str = Field(description="what makes the sides comparable; empty when nothing needs doing")
