@@ -142,7 +142,7 @@ def test_tidb_a_global_that_differs_is_confounding(tidb):
     first = doc["differences"][0]
     assert (first["id"], first["verdict"]) == ("var.tidb_guarantee_linearizability", "confounding")
     assert first["values"] == ["OFF", "ON"]
-    assert first["fix"].startswith("set tidb_guarantee_linearizability = OFF on B as on A (the baseline)")
+    assert first["fix"].startswith("set tidb_guarantee_linearizability = OFF on B as on A (the baseline; SET GLOBAL works)")
     # the upgraded 5.1 cluster as recorded (async commit and 1PC off) against 5.2 with the globals
     code, doc, _ = compare(str(tidb["5.1-as-recorded"]), str(tidb["5.2"]), "--about", "version")
     confounding = {d["id"] for d in doc["differences"] if d["verdict"] == "confounding"}

@@ -85,7 +85,8 @@ def test_a_setting_changed_on_one_side_is_confounding_with_the_baselines_value()
     c = compare_snapshots([a, b], ["a", "b"], ["version"])
     first, second = c.differences[:2]
     assert (first.id, first.group, first.verdict) == ("var.innodb_flush_log_at_trx_commit", "durability", "confounding")
-    assert first.fix == "set innodb_flush_log_at_trx_commit = 1 on B as on A (the baseline), or one chosen value on every side"
+    assert first.fix == ("set innodb_flush_log_at_trx_commit = 1 on B as on A (the baseline; SET GLOBAL works), "
+                         "or one chosen value on every side")
     assert "A at its default, B set away from its default" in first.reason
     assert second.id == "var.sync_binlog"
     ids = by_id(c)
@@ -201,6 +202,7 @@ def test_buffer_pool_against_the_data_and_sizes_in_their_unit():
         "1 GiB of InnoDB data fits in a 4 GiB buffer pool", "1 GiB of InnoDB data does not fit in a 256 MiB buffer pool"]
     assert [d.id for d in c.differences[:2]] == ["derived.buffer_pool_fit", "var.innodb_buffer_pool_size"]
     assert ids["var.innodb_buffer_pool_size"].values == ["4 GiB (4294967296)", "256 MiB (268435456)"]
+    assert ids["var.innodb_buffer_pool_size"].fix.startswith("set innodb_buffer_pool_size = 4G on B as on A")
     assert "derived.innodb_data_bytes" not in ids  # the same dataset
     text = render.render_text(c)
     assert "HARMLESS" not in text or "--verbose" in text

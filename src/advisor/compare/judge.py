@@ -17,7 +17,7 @@ from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules.derived import DERIVED
 from advisor.rules.facts import FactView, Unknown
 from advisor.snapshot import Distribution, Snapshot
-from advisor.units import format_evidence
+from advisor.units import format_cnf_size, format_evidence, to_number
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 SECTIONS = {"host": "host facts", "client": "the client's network path", "calibration": "calibration"}
@@ -168,14 +168,23 @@ class _Judge:
         return ", ".join(parts)
 
     def _fix(self, d: VarDiff) -> str:
-        """Align on the first side (the baseline): the sides whose value differs from it get its value."""
+        """Align on the first side (the baseline): the sides whose value differs from it get its value,
+        as a my.cnf line would write it; say when that takes a restart."""
+        known = KNOWN.get(d.name)
+        if known and known.fix:
+            return known.fix
         unit = self.cat.unit(d.name)
         base = d.values[0]
         others = [lab for lab, v in zip(self.labels[1:], d.values[1:]) if not same(base, v, unit)]
         if base is None or base == "":
             return f"set {d.name} to the same value on every side"
-        return (f"set {d.name} = {base} on {' and '.join(others)} as on {self.labels[0]} (the baseline), or one "
-                f"chosen value on every side")
+        n = to_number(base)
+        shown = format_cnf_size(int(n)) if unit == "bytes" and n is not None and float(n).is_integer() else base
+        t = self.snaps[0].target
+        spec = self.cat.info(d.name, t.flavor, t.version)
+        how = "" if spec is None else ("; SET GLOBAL works" if spec.dynamic else "; in my.cnf, then a restart")
+        return (f"set {d.name} = {shown} on {' and '.join(others)} as on {self.labels[0]} (the baseline{how}), or "
+                f"one chosen value on every side")
 
     def _shown(self, name: str, values: list[Optional[str]]) -> list[Optional[str]]:
         """Values in the variable's unit: sizes as '16 MiB (16777216)', an empty value as such."""

@@ -26,6 +26,7 @@ class Known:
     aspects: tuple[str, ...]
     weight: int
     why: str
+    fix: str = ""     # when setting the variable is not how to align it
 
 
 _DUR = ("config", "durability")
@@ -59,7 +60,8 @@ KNOWN: dict[str, Known] = {
     "innodb_log_files_in_group": Known("variables", _DUR, 60, "with innodb_log_file_size it sets the redo capacity"),
     "innodb_log_buffer_size": Known("variables", _CFG, 40, "a small log buffer makes large transactions write early"),
     "require_secure_transport": Known("tls", _TLS, 60, "forces every client onto TLS"),
-    "have_ssl": Known("tls", _TLS, 55, "whether the server can accept TLS at all"),
+    "have_ssl": Known("tls", _TLS, 55, "whether the server can accept TLS at all",
+                      fix="give every server a certificate and key (ssl_cert, ssl_key), or none of them"),
     "tls_version": Known("tls", _TLS, 30, "the TLS protocol versions the server accepts"),
     "ssl_cipher": Known("tls", _TLS, 30, "the ciphers the server accepts"),
     "transaction_isolation": Known("variables", _CFG, 70, "isolation levels take different locks and read views"),
