@@ -45,7 +45,7 @@ def test_identical_snapshots_have_no_difference():
     a = snapshot("mysql-8.0.36", "mysql", "8.0.36", tree="seed-003-pm983")
     b = snapshot("mysql-8.0.36", "mysql", "8.0.36", tree="seed-003-pm983")
     c = compare_snapshots([a, b], ["a", "b"])
-    assert c.differences == [] and c.verdict == "nothing_to_worry_about"
+    assert c.differences == [] and c.verdict == "nothing_to_worry_about" and c.notes == []
     assert c.headline.startswith("nothing to worry about")
     assert [n.fact for n in c.not_compared] == ["calibration"]
 
@@ -62,7 +62,11 @@ def test_same_variables_on_two_hosts_rank_the_storage_first():
     assert by_id(storage)["host.datadir.device_class"].verdict == "expected"
     assert by_id(storage)["host.datadir.device_class"].fix == ""
     host = compare_snapshots([a, b], ["pm981", "pm983"], ["host"])
-    assert host.verdict == "fair" and host.summary.confounding == 0
+    assert host.verdict == "fair" and host.summary.confounding == 0 and host.notes == []
+    version = compare_snapshots([a, b], ["pm981", "pm983"], ["version"])
+    assert version.notes == ["--about version: nothing about the version differs between the sides, so this "
+                             "comparison cannot show its effect"]
+    assert "note: --about version" in render.render_text(version)
 
 
 def test_differing_defaults_come_with_the_version():
@@ -94,6 +98,8 @@ def test_a_setting_changed_on_one_side_is_confounding_with_the_baselines_value()
     assert ids["var.server_uuid"].verdict == "harmless"
     durability = compare_snapshots([a, b], ["a", "b"], ["durability"])
     assert by_id(durability)["var.innodb_flush_log_at_trx_commit"].verdict == "expected"
+    config = compare_snapshots([a, b], ["a", "b"], ["config"])
+    assert by_id(config)["var.hostname"].verdict == "harmless"  # a name, whatever the comparison is about
 
 
 def test_missing_host_facts_are_not_compared_not_guessed():
@@ -127,6 +133,9 @@ def test_calibration_figures_count_only_beyond_their_spread():
     near = compare_snapshots([base, _calibrated(scale_fsync=1.1, scale_rtt=1.1)], ["a", "b"])
     assert by_id(near)["calibration.fsync_ms"].verdict == "harmless"  # within the measured spread
     assert by_id(near)["calibration.rtt_ms"].verdict == "harmless"
+    about = compare_snapshots([base, _calibrated(scale_fsync=1.1)], ["a", "b"], ["storage"])
+    assert by_id(about)["calibration.fsync_ms"].verdict == "harmless"  # noise, whatever --about says
+    assert by_id(compare_snapshots([base, slow], ["a", "b"], ["storage"]))["calibration.fsync_ms"].verdict == "expected"
 
 
 def test_quantiles_and_differs_on_distributions():

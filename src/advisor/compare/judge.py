@@ -45,7 +45,11 @@ class _Judge:
         self.figures: list[Figure] = []
 
     # ------------------------------------------------------------ verdicts
-    def verdict(self, aspects: Sequence[str], why: str, fix: str, harmless: str = "") -> tuple[str, str, str]:
+    def verdict(self, aspects: Sequence[str], why: str, fix: str, harmless: str = "",
+                noise: bool = False) -> tuple[str, str, str]:
+        """`noise`: the values differ by less than they scatter, which is harmless whatever --about says."""
+        if noise:
+            return "harmless", harmless, ""
         hit = [a for a in aspects if a in self.expect]
         if hit:
             named = ", ".join(self.about)
@@ -58,8 +62,8 @@ class _Judge:
 
     def add(self, id_: str, group: str, title: str, aspects: Sequence[str], kind: str, values: list[Optional[str]],
             weight: int, why: str, fix: str, harmless: str = "", defaults: Optional[list[Optional[str]]] = None,
-            raw: Optional[list[Optional[str]]] = None) -> None:
-        v, reason, f = self.verdict(aspects, why, fix, harmless)
+            raw: Optional[list[Optional[str]]] = None, noise: bool = False) -> None:
+        v, reason, f = self.verdict(aspects, why, fix, harmless, noise)
         self.diffs.append(Difference(rank=0, id=id_, group=group, title=title, aspects=list(aspects), kind=kind,  # type: ignore[arg-type]
                                      values=values, defaults=defaults, raw=raw, verdict=v, reason=reason, fix=f,  # type: ignore[arg-type]
                                      weight=weight))
@@ -98,7 +102,7 @@ class _Judge:
                 (max(nums) - min(nums)) / min(nums) <= item.tolerance:
             harmless = f"the values are within {item.tolerance:.0%} of each other"
         self.add(item.id, item.group, item.title, item.aspects, "differs", shown, item.weight,
-                 f"the sides differ in {item.title}: {item.why}", item.fix, harmless)
+                 f"the sides differ in {item.title}: {item.why}", item.fix, harmless, noise=bool(harmless))
 
     def measure(self, m: ms.Measure) -> None:
         if "calibration" in self.absent:
@@ -119,7 +123,7 @@ class _Judge:
         harmless = "" if d else "the figures differ by less than their spread (the middle halves of the samples " \
                                 "overlap, or the gap is within the noise of one run)"
         self.add(m.id, "calibration", m.title, m.aspects, "measured", shown, m.weight,
-                 f"the sides differ in {m.title} beyond its spread: {m.why}", m.fix, harmless)
+                 f"the sides differ in {m.title} beyond its spread: {m.why}", m.fix, harmless, noise=not d)
 
     # ------------------------------------------------------------ variables
     def variables(self) -> None:
@@ -150,13 +154,13 @@ class _Judge:
             fix = f"set {d.name} explicitly to the same value on every side to compare like for like"
             self.add(f"var.{d.name}", group if known else "defaults", d.name, aspects, "default_differs",
                      self._shown(d.name, d.values), max(weight - 5, 5), why, fix, harmless,
-                     defaults=self._shown(d.name, d.defaults), raw=d.values)
+                     defaults=self._shown(d.name, d.defaults), raw=d.values, noise=bool(harmless))
             return
         aspects = known.aspects if known else (("tidb", "config") if d.name.startswith("tidb_") else ("config",))
         why = f"{d.name} is set differently ({self._setters(d)}): {what}"
         fix = self._fix(d)
         self.add(f"var.{d.name}", group, d.name, aspects, "differs", self._shown(d.name, d.values), weight, why, fix,
-                 harmless, defaults=self._shown(d.name, d.defaults), raw=d.values)
+                 harmless, defaults=self._shown(d.name, d.defaults), raw=d.values, noise=bool(harmless))
 
     def _setters(self, d: VarDiff) -> str:
         if all(at is None for at in d.at_default):
@@ -243,10 +247,12 @@ def compare(snaps: Sequence[Snapshot], sources: Sequence[str], about: Sequence[s
                   version_string=s.target.version_string, host=s.target.host or s.target.socket,
                   collected_at=s.collected_at) for lab, src, s in zip(labels, sources, snaps)]
     verdict, headline = _headline(counts, ranked, len(j.not_compared))
+    notes = [f"--about {a}: nothing about the {a} differs between the sides, so this comparison cannot show its "
+             "effect" for a in about if not any(set(ABOUT[a]) & set(d.aspects) for d in ranked if d.verdict == "expected")]
     return Comparison(schema=SCHEMA_NAME, advisor_version=__version__, about=list(about), sides=sides,  # type: ignore[arg-type]
                       verdict=verdict, headline=headline,  # type: ignore[arg-type]
                       summary=Summary(**counts, not_compared=len(j.not_compared)), differences=ranked,
-                      not_compared=j.not_compared, figures=j.figures)
+                      not_compared=j.not_compared, figures=j.figures, notes=notes)
 
 
 SCHEMA_NAME = "advisor.compare/1"

@@ -101,6 +101,8 @@ def render_markdown(c: "Comparison") -> str:
             out.append(f"| {d.rank} | {GROUPS[d.group]} | {_cell(d.title)} | {vals} | {_cell(d.reason)} | "
                        f"{_cell(d.fix) if d.fix else ''} |")
         out.append("")
+    if c.notes:
+        out += ["## Notes", ""] + [f"- {_cell(n)}" for n in c.notes] + [""]
     if c.not_compared:
         out += ["## Not compared", ""]
         out += [f"- {_cell(n.title)} (missing on {', '.join(n.sides)}): {_cell(n.reason)}" for n in c.not_compared]
@@ -117,7 +119,7 @@ def compare_page(c: "Comparison"):
                 stats=[Stat(v, str(getattr(c.summary, v)), f"v-{v}") for v in VERDICTS]
                 + [Stat("not compared", str(c.summary.not_compared))],
                 footer=f"advisor {__version__} · comparison contract advisor.compare/1 (JSON: --format json)")
-    page.sections.append(Section("verdict", "Verdict", paragraphs=[c.headline], tables=[table(
+    page.sections.append(Section("verdict", "Verdict", paragraphs=[c.headline, *c.notes], tables=[table(
         "The compared servers", ("side", "server", "host", "source"),
         [(s.label, f"{s.flavor} {s.version}", _where(s), s.source) for s in c.sides])]))
     for verdict in VERDICTS:
