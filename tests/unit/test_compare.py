@@ -248,3 +248,24 @@ def test_a_default_sized_from_the_host_belongs_to_the_host():
     assert (d.kind, d.aspects, d.defaults, d.raw) == ("default_differs", ["host"], ["12", "48"], ["12", "48"])
     assert "from the host's CPUs or memory" in d.reason and d.verdict == "confounding"
     assert by_id(compare_snapshots([a, b], ["a", "b"], ["host"]))["var.thread_pool_size"].verdict == "expected"
+
+
+GOLDEN = ROOT / "tests" / "golden" / "compare"
+SEED_GLOBALS = {"tidb_hashagg_final_concurrency": "1", "tidb_hashagg_partial_concurrency": "1",
+                "tidb_enable_async_commit": "ON", "tidb_enable_1pc": "ON", "tidb_guarantee_linearizability": "OFF",
+                "tidb_enable_clustered_index": "ON"}
+
+
+def test_the_seed_cases_read_as_reviewed(golden):
+    """The two seed comparisons as the text and Markdown reports print them (reviewed goldens)."""
+    a = snapshot("percona-8.0", "percona", "8.0.32", tree="seed-003-pm981", datadir="/var/lib/mysql/")
+    b = snapshot("percona-8.0", "percona", "8.0.32", host="10.0.3.11", tree="seed-003-pm983", datadir="/var/lib/mysql/")
+    c = compare_snapshots([a, b], ["pm981.json", "pm983.json"])
+    golden.check(GOLDEN / "seed-003-pm981-vs-pm983.txt", render.render_text(c, verbose=True))
+    golden.check(GOLDEN / "seed-003-pm981-vs-pm983.md", render.render_markdown(c))
+    t51 = snapshot("tidb-5.1", "tidb", "5.1.4", host="tidb-a", **SEED_GLOBALS)
+    t52 = snapshot("tidb-5.2", "tidb", "5.2.0", host="tidb-b", **SEED_GLOBALS)
+    c = compare_snapshots([t51, t52], ["tidb-5.1.4.json", "tidb-5.2.0.json"], ["version"])
+    golden.check(GOLDEN / "tidb-5.1-vs-5.2-about-version.txt", render.render_text(c, verbose=True))
+    golden.stale(GOLDEN.glob("*"), [GOLDEN / n for n in ("seed-003-pm981-vs-pm983.txt", "seed-003-pm981-vs-pm983.md",
+                                                        "tidb-5.1-vs-5.2-about-version.txt")])
