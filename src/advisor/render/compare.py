@@ -26,6 +26,20 @@ def _about(c: "Comparison") -> str:
     return ", ".join(c.about) if c.about else "nothing stated (every difference counts)"
 
 
+def by_group(c: "Comparison") -> list[tuple[str, dict[str, int]]]:
+    """(group title, {verdict: count}) for the groups that have differences, the group of the
+    first-ranked difference first."""
+    first: dict[str, int] = {}
+    for d in c.differences:
+        first.setdefault(d.group, d.rank)
+    return [(GROUPS[key], {v: sum(1 for d in c.differences if d.group == key and d.verdict == v) for v in VERDICTS})
+            for key in sorted(first, key=first.__getitem__)]
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+
+
 def render_json(c: "Comparison") -> str:
     return c.to_json()
 
@@ -42,6 +56,12 @@ def render_text(c: "Comparison", color: bool = False, width: int = 100, verbose:
     for s in c.sides:
         lines.append(f"  {s.label}  {s.flavor} {s.version} at {_where(s)}  ({s.source})")
     lines += ["", col("bold", VERDICT_TEXT[c.verdict] + ": ") + c.headline, ""]
+    groups = by_group(c)
+    if groups:
+        lines.append(col("bold", "BY GROUP"))
+        width_g = max(len(t) for t, _ in groups)
+        lines += [f"  {t:<{width_g}}  {_counts(n)}" for t, n in groups]
+        lines.append("")
     for verdict in VERDICTS:
         diffs = c.by_verdict(verdict)
         if not diffs:
@@ -88,6 +108,9 @@ def render_markdown(c: "Comparison") -> str:
     out += ["| Side | Server | Host | Source |", "|---|---|---|---|"]
     out += [f"| {s.label} | {s.flavor} {s.version} | {_cell(_where(s))} | {_cell(s.source)} |" for s in c.sides]
     out += ["", f"**{VERDICT_TEXT[c.verdict]}**: {c.headline}", ""]
+    groups = by_group(c)
+    if groups:
+        out += ["| Group | Differences |", "|---|---|"] + [f"| {t} | {_counts(n)} |" for t, n in groups] + [""]
     labels = " | ".join(s.label for s in c.sides)
     for verdict in VERDICTS:
         diffs = c.by_verdict(verdict)
@@ -119,9 +142,12 @@ def compare_page(c: "Comparison"):
                 stats=[Stat(v, str(getattr(c.summary, v)), f"v-{v}") for v in VERDICTS]
                 + [Stat("not compared", str(c.summary.not_compared))],
                 footer=f"advisor {__version__} · comparison contract advisor.compare/1 (JSON: --format json)")
-    page.sections.append(Section("verdict", "Verdict", paragraphs=[c.headline, *c.notes], tables=[table(
-        "The compared servers", ("side", "server", "host", "source"),
-        [(s.label, f"{s.flavor} {s.version}", _where(s), s.source) for s in c.sides])]))
+    tables = [table("The compared servers", ("side", "server", "host", "source"),
+                    [(s.label, f"{s.flavor} {s.version}", _where(s), s.source) for s in c.sides])]
+    groups = by_group(c)
+    if groups:
+        tables.append(table("Differences by group", ("group", "differences"), [(t, _counts(n)) for t, n in groups]))
+    page.sections.append(Section("verdict", "Verdict", paragraphs=[c.headline, *c.notes], tables=tables))
     for verdict in VERDICTS:
         diffs = c.by_verdict(verdict)
         if not diffs:
