@@ -212,7 +212,12 @@ def test_buffer_pool_against_the_data_and_sizes_in_their_unit():
     assert [d.id for d in c.differences[:2]] == ["derived.buffer_pool_fit", "var.innodb_buffer_pool_size"]
     assert ids["var.innodb_buffer_pool_size"].values == ["4 GiB (4294967296)", "256 MiB (268435456)"]
     assert ids["var.innodb_buffer_pool_size"].fix.startswith("set innodb_buffer_pool_size = 4G on B as on A")
-    assert "derived.innodb_data_bytes" not in ids  # the same dataset
+    assert "derived.innodb_data_bytes" not in ids and "server.data_size.InnoDB.tables" not in ids  # the same dataset
+    b.server.data_size = {"InnoDB": EngineSize(tables=16, data_bytes=1600 << 20, index_bytes=448 << 20)}
+    ids = by_id(compare_snapshots([a, b], ["a", "b"]))
+    assert ids["server.data_size.InnoDB.tables"].values == ["8", "16"]
+    assert ids["derived.innodb_data_bytes"].verdict == "confounding"
+    assert by_id(compare_snapshots([a, b], ["a", "b"], ["data"]))["derived.innodb_data_bytes"].verdict == "expected"
     text = render.render_text(c)
     assert "HARMLESS" not in text or "--verbose" in text
 

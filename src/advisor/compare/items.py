@@ -86,6 +86,14 @@ def _buffer_pool_fit(v: FactView) -> Any:
     return f"{format_size(data)} of InnoDB data {fits} in a {format_size(pool)} buffer pool"
 
 
+def _innodb_tables(v: FactView) -> Any:
+    sizes = v.get("server.data_size")
+    if isinstance(sizes, Unknown):
+        return sizes
+    e = {k.lower(): x for k, x in sizes.items()}.get("innodb")
+    return e.tables if e is not None else 0
+
+
 def _tls_state(v: FactView) -> Any:
     """'on' when the advisor's own connection or other sessions are encrypted, else 'off'."""
     used = v.get("derived.tls_in_use")
@@ -121,6 +129,10 @@ SERVER: tuple[Item, ...] = (
     Item("derived.innodb_data_bytes", "memory", "InnoDB data and index size", ("data",), 70,
          "a different dataset is a different benchmark", "load the same data (the same sysbench prepare "
          "command, or restore one backup) on every side", show=_size, tolerance=0.10),
+    Item("server.data_size.InnoDB.tables", "memory", "InnoDB tables in user schemas", ("data",), 60,
+         "the number of tables spreads the load over more indexes and files (sysbench --tables)",
+         "prepare the same tables on every side (the same sysbench --tables and --table-size)", get=_innodb_tables,
+         show=format_number),
 )
 
 HOST: tuple[Item, ...] = (
