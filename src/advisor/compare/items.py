@@ -29,6 +29,7 @@ class Item:
     show: Callable[[Any], str] = str
     tolerance: float = 0.0       # relative: numbers closer than this are a harmless difference
     section: str = ""            # host, client or calibration: compared only when every side has it
+    key: bool = False            # listed as not compared even when no side has it (MySQL-family servers)
 
     def read(self, view: FactView) -> Any:
         return self.get(view) if self.get is not None else view.get(self.id)
@@ -125,7 +126,7 @@ SERVER: tuple[Item, ...] = (
     Item("derived.buffer_pool_fit", "memory", "buffer pool vs data", ("memory", "config", "data"), 88,
          "a dataset that fits in the buffer pool is read from memory; one that does not is read from disk "
          "(2.7–3.0× fewer transactions measured with sysbench oltp_read_only, KNOWLEDGE.md §9)",
-         "size innodb_buffer_pool_size and the dataset the same way on every side", get=_buffer_pool_fit),
+         "size innodb_buffer_pool_size and the dataset the same way on every side", get=_buffer_pool_fit, key=True),
     Item("derived.innodb_data_bytes", "memory", "InnoDB data and index size", ("data",), 70,
          "a different dataset is a different benchmark", "load the same data (the same sysbench prepare "
          "command, or restore one backup) on every side", show=_size, tolerance=0.10),
@@ -169,7 +170,7 @@ STORAGE: tuple[Item, ...] = (
          "protection takes about a millisecond per flush where a datacenter drive takes tens of microseconds "
          "(KNOWLEDGE.md §5; the seed's dump import took 23:19 on a PM981 and 4:43 on a PM983)",
          "put the datadir on the same class of device on every side, or say the comparison is about the storage "
-         "(--about storage)", get=_device_class_known, show=_device_class, section="host"),
+         "(--about storage)", get=_device_class_known, show=_device_class, section="host", key=True),
     Item("derived.datadir_models", "storage", "datadir device model", ("host", "storage"), 92,
          "drive models differ in flush latency, write cache and sustained write speed",
          "use the same drive model on every side", section="host"),

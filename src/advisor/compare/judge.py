@@ -89,6 +89,8 @@ class _Judge:
         vals = [item.read(v) for v in self.views]
         unknown = [isinstance(v, Unknown) for v in vals]
         if all(unknown):
+            if item.key and any(s.target.flavor != "tidb" for s in self.snaps):
+                self.missing(item.id, item.title, vals)
             return
         if any(unknown):
             self.missing(item.id, item.title, vals)
