@@ -227,3 +227,24 @@ def test_bad_inputs_are_one_paragraph_errors(percona, tmp_path):
         assert p.returncode == rc, (args, p.returncode, p.stderr)
         assert_one_paragraph_error(p.stderr)
         assert text in p.stderr and "Tip:" in p.stderr, p.stderr
+
+
+@pytest.mark.requires_mariadbd
+def test_two_live_servers_calibrated(mariadb_factory):
+    """Two throwaway mariadbd on this machine, one with relaxed durability, compared live with the full
+    calibration: the same host on both sides, the setting confounding, the calibration figures side by
+    side (their verdicts depend on this machine's load, so only their presence is checked)."""
+    a = mariadb_factory()
+    b = mariadb_factory(options={"innodb-flush-log-at-trx-commit": "2"})
+    code, doc, err = compare(f"mysql://root@127.0.0.1:{a.port}", f"mysql://root@127.0.0.1:{b.port}", "--no-defaults",
+                             "--calibrate", "--calibrate-seconds", "3")
+    assert code == 0, err
+    by_id = {d["id"]: d for d in doc["differences"]}
+    d = by_id["var.innodb_flush_log_at_trx_commit"]
+    assert (d["verdict"], d["raw"], d["group"]) == ("confounding", ["1", "2"], "durability")
+    assert d["fix"].startswith("set innodb_flush_log_at_trx_commit = 1 on B as on A (the baseline; SET GLOBAL works)")
+    assert by_id["var.port"]["verdict"] == by_id["var.datadir"]["verdict"] == "harmless"
+    assert not [i for i in by_id if i.startswith(("host.", "derived.datadir", "derived.memory"))]  # one host
+    assert "calibration" not in {n["fact"] for n in doc["not_compared"]}
+    assert {f["id"] for f in doc["figures"]} >= {"calibration.rtt_ms"}
+    assert all(len(f["values"]) == 2 for f in doc["figures"])
