@@ -114,7 +114,7 @@ KNOWN: dict[str, Known] = {
 
 # Identity and paths: they differ between any two servers and change no result.
 IDENTITY = frozenset((
-    "hostname", "server_uuid", "server_id", "port", "socket", "pid_file", "datadir", "basedir", "tmpdir",
+    "hostname", "server_uuid", "server_uid", "server_id", "port", "socket", "pid_file", "datadir", "basedir", "tmpdir",
     "log_error", "general_log_file", "slow_query_log_file", "log_bin_basename", "log_bin_index", "relay_log",
     "relay_log_basename", "relay_log_index", "relay_log_info_file", "report_host", "report_port", "gtid_executed",
     "gtid_purged", "innodb_data_home_dir", "innodb_log_group_home_dir", "innodb_undo_directory", "secure_file_priv",
