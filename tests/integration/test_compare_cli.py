@@ -92,10 +92,10 @@ def test_percona_pm981_vs_pm983_ranks_the_device_class_first(percona):
     assert not [i for i in ids if i.startswith("var.")], "the same variable set on both sides"
     assert {"host.datadir.write_cache", "derived.datadir_models", "host.cpu.logical_count"} <= set(ids)
     assert doc["verdict"] == "confounded" and doc["sides"][0]["flavor"] == doc["sides"][1]["flavor"] == "percona"
-    text = run_cli("compare", str(a), str(b))
+    text = run_cli("compare", str(a), str(b), "--label", "pm981", "--label", "pm983")
     assert text.returncode == 0, text.stderr
     assert "NOT A FAIR COMPARISON" in text.stdout and "1. datadir device class" in text.stdout
-    assert "MZVLB1T0HBLR" in text.stdout and "MZQLB960HAJR" in text.stdout
+    assert "pm981: SAMSUNG MZVLB1T0HBLR" in text.stdout and "pm983: SAMSUNG MZQLB960HAJR" in text.stdout
 
 
 def test_percona_about_storage_makes_the_drive_expected_and_fail_on_confounding(percona):
@@ -217,6 +217,8 @@ def test_bad_inputs_are_one_paragraph_errors(percona, tmp_path):
         (("compare", str(a)), 2, "two inputs or more"),
         (("compare", str(a), str(tmp_path / "nope.json")), 2, "is not a file, a directory or a live server"),
         (("compare", str(a), str(a), "--about", "weather"), 2, "--about weather"),
+        (("compare", str(a), str(a), "--label", "x"), 2, "--label was given 1 time(s) for 2 inputs"),
+        (("compare", str(a), str(a), "--label", "x", "--label", "x"), 2, "must be distinct"),
     ]
     broken = tmp_path / "broken.json"
     broken.write_text('{"schema_version": 1, "advisor_version": "x"')

@@ -32,6 +32,8 @@ def compare(
                      "version, flavor, config, durability, tls, binlog, memory, tidb, host, cpu, storage, network or "
                      "data (repeatable or comma-separated). Differences in it are expected; every other one that can "
                      "change a result is confounding.")] = None,
+    label: Annotated[Optional[List[str]], typer.Option("--label", help="A name for each input, in order (repeat "
+                     "once per input; default A, B, C, …).")] = None,
     port: Port = None, user: User = None, password: Password = None, ask_password: AskPassword = False,
     defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None, no_defaults: NoDefaults = False,
     ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None, ssl_key: SslKey = None,
@@ -57,7 +59,8 @@ def compare(
         options = conn_options(None, port, None, user, password, ask_password, defaults_file, defaults_extra_file,
                                no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
     mode = None if calibrate is False else "full" if calibrate else "light"
-    c = compare_inputs(inputs, about or [], options=options, calibration=mode, budget_s=calibrate_seconds)
+    c = compare_inputs(inputs, about or [], options=options, calibration=mode, budget_s=calibrate_seconds,
+                       labels=label or [])
     write_output(render(c, fmt, output, verbose), output)
     if fail_on_confounding and c.summary.confounding:
         raise typer.Exit(1)

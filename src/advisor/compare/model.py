@@ -56,7 +56,7 @@ class _Model(BaseModel):
 class Side(_Model):
     """One of the compared servers."""
 
-    label: str = Field(description="A, B, C, … in the order given")
+    label: str = Field(description="A, B, C, … in the order given, or the --label names")
     source: str = Field(description="the snapshot file, dump or live target it came from")
     flavor: Flavor
     version: str

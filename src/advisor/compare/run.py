@@ -81,9 +81,19 @@ def read_input(inp: Input, options: Optional["ConnectionOptions"], calibration: 
     return snap
 
 
-def labels_for(inputs: Sequence[Input]) -> list[str]:
+def labels_for(inputs: Sequence[Input], given: Sequence[str] = ()) -> list[str]:
+    """A, B, C, … or the --label names (one per input, distinct)."""
     from advisor.compare.judge import LABELS
 
+    if given:
+        names = [g.strip() for g in given]
+        if len(names) != len(inputs):
+            raise UsageError(f"--label was given {len(names)} time(s) for {len(inputs)} inputs.",
+                             "give one --label per input, in the same order, or none.")
+        if len(set(names)) != len(names) or not all(names):
+            raise UsageError(f"--label names must be distinct and not empty (got {', '.join(map(repr, names))}).",
+                             "name each side once, e.g. --label pm981 --label pm983.")
+        return names
     if len(inputs) > len(LABELS):
         raise UsageError(f"compare takes at most {len(LABELS)} inputs (got {len(inputs)}).",
                          "compare fewer servers at once, or use `advisor fleet` for drift across many.")
@@ -91,7 +101,8 @@ def labels_for(inputs: Sequence[Input]) -> list[str]:
 
 
 def compare_inputs(specs: Sequence[str], about: Sequence[str] = (), options: Optional["ConnectionOptions"] = None,
-                   calibration: Optional[str] = "light", budget_s: float = 10.0) -> "Comparison":
+                   calibration: Optional[str] = "light", budget_s: float = 10.0,
+                   labels: Sequence[str] = ()) -> "Comparison":
     """Read every input and compare them. `calibration` (live servers only): None, 'light' (round
     trips) or 'full'."""
     from advisor.compare.judge import compare
@@ -101,13 +112,13 @@ def compare_inputs(specs: Sequence[str], about: Sequence[str] = (), options: Opt
         raise UsageError(f"compare needs two inputs or more (got {len(specs)}).", INPUT_TIP)
     words = check_about(about)
     inputs = [classify(s) for s in specs]
-    labels = labels_for(inputs)
+    names = labels_for(inputs, labels)
     if calibration is not None and any(i.live for i in inputs):
         from advisor.api import check_calibration_budget
 
         check_calibration_budget(budget_s)
     snaps = [read_input(i, options, calibration, budget_s) for i in inputs]
-    return compare(snaps, [i.text for i in inputs], words, default_catalogue(), labels)
+    return compare(snaps, [i.text for i in inputs], words, default_catalogue(), names)
 
 
 def compare_snapshots(snaps: Sequence["Snapshot"], sources: Sequence[str], about: Sequence[str] = ()) -> "Comparison":
