@@ -275,3 +275,20 @@ def test_the_seed_cases_read_as_reviewed(golden):
     golden.check(GOLDEN / "tidb-5.1-vs-5.2-about-version.txt", render.render_text(c, verbose=True))
     golden.stale(GOLDEN.glob("*"), [GOLDEN / n for n in ("seed-003-pm981-vs-pm983.txt", "seed-003-pm981-vs-pm983.md",
                                                         "tidb-5.1-vs-5.2-about-version.txt")])
+
+
+def test_every_kind_of_difference_validates_against_the_committed_schema():
+    import json
+
+    import jsonschema
+
+    schema = json.loads((ROOT / "docs" / "schemas" / "compare.schema.json").read_text(encoding="utf-8"))
+    a = snapshot("mysql-8.0.36", "mysql", "8.0.36", tree="seed-003-pm983")
+    b = snapshot("mysql-8.4", "mysql", "8.4.3", tree="seed-003-pm981", innodb_flush_log_at_trx_commit="2")
+    docs = [compare_snapshots([a, b], ["a", "b"], ["version"]),
+            compare_snapshots([_calibrated(), _calibrated(scale_fsync=20.0)], ["a", "b"], ["storage"])]
+    kinds = {d.kind for c in docs for d in c.differences}
+    assert kinds == {"differs", "default_differs", "only_on_some", "measured"} and docs[1].figures
+    for c in docs:
+        errors = list(jsonschema.Draft202012Validator(schema).iter_errors(json.loads(render.render_json(c))))
+        assert not errors, [e.message for e in errors[:3]]
