@@ -292,3 +292,11 @@ def test_every_kind_of_difference_validates_against_the_committed_schema():
     for c in docs:
         errors = list(jsonschema.Draft202012Validator(schema).iter_errors(json.loads(render.render_json(c))))
         assert not errors, [e.message for e in errors[:3]]
+
+
+def test_the_doc_page_names_every_group_and_about_word():
+    from advisor.compare.model import ABOUT, GROUPS
+
+    doc = (ROOT / "docs" / "compare.md").read_text(encoding="utf-8")
+    missing = [g for g in GROUPS.values() if f"| {g} |" not in doc] + [f"`{a}`" for a in ABOUT if f"`{a}`" not in doc]
+    assert missing == [], missing
