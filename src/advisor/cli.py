@@ -61,6 +61,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("advisor.commands.verify", "verify"),
     "fleet": ("advisor.commands.fleet", "fleet"),
     "checklist": ("advisor.commands.checklist", "checklist"),
+    "compare": ("advisor.commands.compare", "compare"),
     "schema": ("advisor.commands.schema", "schema"),
     "watch": ("advisor.commands.watch", "watch"),
 }

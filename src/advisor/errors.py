@@ -2,7 +2,8 @@
 
 Exit codes (documented in README.md):
   0  no finding at or above --fail-on
-  1  a finding at or above --fail-on (or a failed checklist item with --fail-on-fail)
+  1  a finding at or above --fail-on (or a failed checklist item with --fail-on-fail, or a confounding
+     difference with `compare --fail-on-confounding`)
   2  usage error: bad option, bad value, unknown rule id, malformed sysbench command
   3  cannot connect or authenticate to the server
   4  invalid input file: snapshot, rule file, host-facts file, my.cnf

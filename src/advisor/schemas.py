@@ -7,6 +7,7 @@ real outputs (tests/unit/test_schemas.py).
   snapshot     `advisor collect`                      snapshot schema_version 1 (advisor.snapshot)
   calibration  `advisor calibrate --format json`      advisor.calibration/1 (docs/calibration.md)
   host-facts   `advisor collect --host-facts-only`    advisor.host-facts/1  (docs/host-facts.md)
+  compare      `advisor compare --format json`        advisor.compare/1     (docs/compare.md)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.compare.model import Comparison
 from advisor.snapshot import Calibration, Flavor, HostFacts, Missing, Snapshot, Transport
 
 Severity = Literal["critical", "warning", "info"]
@@ -146,9 +148,10 @@ class HostFactsDocument(_Doc):
 # ---------------------------------------------------------------- schemas
 
 MODELS: dict[str, type[BaseModel]] = {"report": Report, "snapshot": Snapshot, "calibration": CalibrationDocument,
-                                      "host-facts": HostFactsDocument}
+                                      "host-facts": HostFactsDocument, "compare": Comparison}
 TITLES = {"report": "advisor.report/1", "snapshot": "advisor snapshot (schema_version 1)",
-          "calibration": "advisor.calibration/1", "host-facts": "advisor.host-facts/1"}
+          "calibration": "advisor.calibration/1", "host-facts": "advisor.host-facts/1",
+          "compare": "advisor.compare/1"}
 
 
 def json_schema(name: str) -> dict[str, Any]:

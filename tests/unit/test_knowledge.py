@@ -279,6 +279,8 @@ CONFIGURED = {
                     # the sandbox's own configuration, not Percona Server 8.0.32 defaults
                     # (caching_sha2_password, ibdata1:12M:autoextend and local_infile OFF there)
                     "default_authentication_plugin", "innodb_data_file_path", "local_infile"},
+    # a cluster created at v5.2: its bootstrap sets both ON over the compiled-in OFF (tidb-5.2/PROVENANCE.md)
+    "tidb-5.2": {"tidb_enable_async_commit", "tidb_enable_1pc"},
 }
 
 

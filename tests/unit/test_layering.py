@@ -37,6 +37,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
                "advisor.knowledge.catalogue", "advisor.knowledge.rulecheck", "advisor.knowledge.values",
                "advisor.knowledge.merged", "advisor.knowledge.plain", "advisor.data")),
     ("core", ("advisor.rules", "advisor.report", "advisor.checklist", "advisor.mycnf",
+              "advisor.compare",  # judging the differences between snapshots handed in
               # watch: the series' facts and the sysbench-output parser are judgements over data handed in
               "advisor.watch.model", "advisor.watch.facts", "advisor.watch.sysbench_out")),
     ("edge", ("advisor.cache", "advisor.knowledge", "advisor.rules.loader", "advisor.rules.lint", "advisor.collect",
@@ -46,7 +47,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
               # watch: loading the verdicts, and sampling a server and its hosts
               "advisor.watch.verdicts", "advisor.watch.procfs", "advisor.watch.counters", "advisor.watch.sampler",
               "advisor.watch.server", "advisor.watch.hosts", "advisor.watch.hostsetup", "advisor.watch.command")),
-    ("orchestration", ("advisor.api", "advisor.fleet",
+    ("orchestration", ("advisor.api", "advisor.fleet", "advisor.compare.run",
                        "advisor.watch")),  # a watch session: audit at the start, sample, judge
     ("render", ("advisor.render", "advisor.schemas")),
     ("cli", ("advisor.cli", "advisor.commands", "advisor.__main__")),
@@ -57,8 +58,8 @@ CORE = ("advisor.rules", "advisor.knowledge.catalogue", "advisor.knowledge.schem
         "advisor.knowledge.rulecheck", "advisor.measure", "advisor.sysbench", "advisor.checklist", "advisor.report",
         "advisor.snapshot", "advisor.units", "advisor.versions", "advisor.mycnf.model", "advisor.mycnf.plan",
         "advisor.mycnf.compare", "advisor.mycnf.profile", "advisor.knowledge.values", "advisor.knowledge.merged",
-        "advisor.watch.model", "advisor.watch.facts", "advisor.watch.sysbench_out")
-NOT_CORE = ("advisor.rules.loader", "advisor.rules.lint")
+        "advisor.watch.model", "advisor.watch.facts", "advisor.watch.sysbench_out", "advisor.compare")
+NOT_CORE = ("advisor.rules.loader", "advisor.rules.lint", "advisor.compare.run")
 # What the core must not reach: I/O modules of advisor and of the standard library, drivers, clocks.
 CORE_FORBIDDEN = ("advisor.collect", "advisor.cache", "advisor.api", "advisor.fleet", "advisor.render",
                   "advisor.commands", "advisor.cli", "advisor.rules.loader", "advisor.rules.lint",

@@ -33,6 +33,17 @@ Q_PS_TLS = (
 )
 Q_TLS_CHANNELS = "SELECT CHANNEL, PROPERTY, VALUE FROM performance_schema.tls_channel_status"
 Q_TIDB_CONFIG = "SHOW CONFIG WHERE type = 'tidb' AND name LIKE 'prepared-plan-cache%'"
+# The TiDB and TiKV items PingCAP's sysbench reports configure and list (pingcap/docs-cn
+# benchmark/benchmark-sysbench-v5.2.0-vs-v5.1.1.md, "Parameter configuration"): what `advisor compare`
+# holds side by side for TiDB clusters.
+TIDB_BENCH_ITEMS = ("log.level", "performance.max-procs", "tikv-client.max-batch-wait-time")
+TIKV_BENCH_ITEMS = ("storage.scheduler-worker-pool-size", "raftstore.store-pool-size", "raftstore.apply-pool-size",
+                    "rocksdb.max-background-jobs", "raftdb.max-background-jobs",
+                    "raftdb.allow-concurrent-memtable-write", "server.grpc-concurrency",
+                    "readpool.unified.min-thread-count", "readpool.unified.max-thread-count",
+                    "readpool.storage.normal-concurrency", "pessimistic-txn.pipelined", "server.enable-request-batch")
+Q_TIDB_BENCH_CONFIG = ("SHOW CONFIG WHERE (type = 'tidb' AND name IN (" + ", ".join(f"'{n}'" for n in TIDB_BENCH_ITEMS)
+                       + ")) OR (type = 'tikv' AND name IN (" + ", ".join(f"'{n}'" for n in TIKV_BENCH_ITEMS) + "))")
 
 READ_ONLY_PREFIXES = ("SELECT", "SHOW")
 
@@ -97,6 +108,7 @@ def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
         raw.tls_channels = r.rows(Q_TLS_CHANNELS, "tls_channels", fatal=False)
     if needs_tidb_config(variables):
         raw.tidb_config = r.rows(Q_TIDB_CONFIG, "tidb_config", fatal=False)
+        raw.tidb_bench_config = r.rows(Q_TIDB_BENCH_CONFIG, "tidb_bench_config", fatal=False)
     if sample_seconds > 0:
         remaining = sample_seconds - (time.monotonic() - t0)
         if remaining > 0:

@@ -144,4 +144,28 @@ def parse_server(raw: RawServer, user: Optional[str], ssl_mode: Optional[str], t
     elif "tidb_config" in raw.errors:
         e = raw.errors["tidb_config"]
         facts.note_missing("server.tidb_config", _why(e.code, e.message, "SHOW CONFIG"))
+    _bench_config(raw, facts)
     return facts
+
+
+def _bench_config(raw: RawServer, facts: ServerFacts) -> None:
+    """The benchmark-relevant TiDB and TiKV items: TiKV's under 'tikv.'; one value when every instance
+    agrees, else each instance's."""
+    if raw.tidb_bench_config is None:
+        if "tidb_bench_config" in raw.errors:
+            e = raw.errors["tidb_bench_config"]
+            facts.note_missing("server.tidb_config.tikv", _why(e.code, e.message, "SHOW CONFIG (TiDB and TiKV items)"))
+        return
+    per: dict[str, dict[str, str]] = {}
+    for row in raw.tidb_bench_config:
+        if len(row) >= 4:
+            kind, inst, name, value = (_text(x) for x in row[:4])
+            key = name if kind.lower() == "tidb" else f"{kind.lower()}.{name}"
+            per.setdefault(key, {})[inst] = value
+    cfg = dict(facts.tidb_config or {})
+    for key, by_inst in per.items():
+        values = set(by_inst.values())
+        cfg[key] = values.pop() if len(values) == 1 else "; ".join(f"{v} on {i}" for i, v in sorted(by_inst.items()))
+    facts.tidb_config = cfg
+    if not any(k.startswith("tikv.") for k in per):
+        facts.note_missing("server.tidb_config.tikv", "SHOW CONFIG returned no TiKV item (no TiKV instance answered)")

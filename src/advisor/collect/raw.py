@@ -28,5 +28,6 @@ class RawServer:
     ps_tls: Optional[list[tuple[Any, ...]]] = None
     tls_channels: Optional[list[tuple[Any, ...]]] = None
     tidb_config: Optional[list[tuple[Any, ...]]] = None
+    tidb_bench_config: Optional[list[tuple[Any, ...]]] = None
     errors: dict[str, QueryError] = field(default_factory=dict)
     queries: list[str] = field(default_factory=list)
