@@ -28,6 +28,10 @@ from advisor.snapshot import Snapshot
 from advisor.units import format_number, format_size, parse_bool, try_number
 from advisor.versions import Version
 
+# A rate averaged since start needs this much uptime: right after a start (and a load) the counters
+# describe the start-up, not the workload (a MariaDB 10.6 dump 61 s after a load read as 16 GiB/h of redo).
+MIN_UPTIME_FOR_RATES = 900
+
 NAMESPACES = ("var", "status", "rate", "target", "purpose", "server", "host", "client", "calibration", "derived")
 
 
@@ -242,6 +246,11 @@ class FactView:
             return Unknown("status.Uptime is missing, so no rate can be computed")
         if up <= 0:
             return Unknown("Uptime is 0 seconds; no rate yet")
+        if up < MIN_UPTIME_FOR_RATES:
+            return Unknown(f"the server has been up only {format_number(up)} s; a rate averaged over less than "
+                           f"{MIN_UPTIME_FOR_RATES // 60} minutes since start mostly reflects start-up and whatever ran "
+                           "right after it (a load, a warm-up), so no rate since start is used. Tip: sample an interval "
+                           "with `advisor collect --sample-seconds 60` under the usual load")
         return count / up
 
     def rate_basis(self) -> str:

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from advisor.rules.derived.common import default_inputs
-from advisor.rules.sizing import (IO_CAPACITY_BY_CLASS, dedicated_buffer_pool_bytes, log_buffer_target, redo_floor,
-                                  redo_target_bytes, round_up)
+from advisor.rules.sizing import IO_CAPACITY_BY_CLASS, dedicated_buffer_pool_bytes, log_buffer_target, round_up
 from advisor.rules.derived.version import pinned_old_defaults_list
 from advisor.rules.facts import FactView, Unknown
 from advisor.units import format_cnf_size
@@ -45,13 +44,16 @@ def formula(name: str, doc: str) -> Callable[[FormulaFn], FormulaFn]:
     return deco
 
 
-@formula("redo_size", "Redo capacity for one hour of measured writes (floor 1 GiB, 2 GiB for benchmarks, "
-         "cap 16 GiB), named for the target: innodb_redo_log_capacity on MySQL/Percona ≥ 8.0.30, "
+@formula("redo_size", "Redo capacity for one hour of measured writes, no more than the buffer pool can hold "
+         "dirty, at least the purpose's floor (1 GiB, 2 GiB for benchmarks), at most 16 GiB "
+         "(derived.redo_target_bytes), named for the target: innodb_redo_log_capacity on MySQL/Percona ≥ 8.0.30, "
          "innodb_log_file_size (per file) before and on MariaDB.")
 def redo_size(v: FactView, **_: Any) -> Any:
-    target = redo_target_bytes(v.known("derived.redo_bytes_per_hour"), redo_floor(v.purpose)[0])
     if v.flavor == "tidb":
         return Unknown("TiDB has no InnoDB redo log")
+    target = v.get("derived.redo_target_bytes")
+    if isinstance(target, Unknown):
+        return target
     if v.flavor in ("mysql", "percona") and v.version >= Version(8, 0, 30):
         return {"innodb_redo_log_capacity": format_cnf_size(target)}
     if v.flavor == "mariadb" and v.version >= Version(10, 5, 0):
