@@ -127,3 +127,48 @@ def test_mysql57_redo_shows_both_variables_and_the_total():
     assert "1 GiB × 2 files (innodb_log_files_in_group) = 2 GiB of redo" in f.fix
     assert "no redo write rate was measured, so a 2 GiB floor for benchmark use decides" in f.fix
     assert "an hour of peak writes" not in f.fix
+
+
+# ---- §2.4 a deprecated redo setting says whether it has any effect; removal is named
+
+def test_deprecated_settings_say_whether_the_legacy_redo_size_counts():
+    text = fact(dump(PERCONA), "derived.deprecated_settings")
+    assert ("innodb_log_file_size=5242880 (deprecated since percona 8.0.30, use innodb_redo_log_capacity; still in "
+            "effect: innodb_redo_log_capacity is not set, so it sizes the redo log)") in text
+    assert "default_authentication_plugin=mysql_native_password (deprecated since percona 8.0.27, removed in " \
+           "percona 8.4.0" in text
+    # the production 8.0.32 of the issue: capacity 20M set, so the 1G legacy size is ignored
+    snap = dump(PERCONA)
+    snap.server.variables.update({"innodb_redo_log_capacity": "20971520", "innodb_log_file_size": "1073741824"})
+    assert "innodb_log_file_size=1073741824 (deprecated since percona 8.0.30, use innodb_redo_log_capacity; it has " \
+           "no effect here" in fired(snap)["deprecated-variable-set"].message
+
+
+# ---- §2.6 TLS: a few handshakes among thousands of connections are not "the clients use TLS"
+
+def test_tls_share_threshold_and_unrounded_shares_on_real_dumps():
+    from advisor.rules.facts import FILTERS
+    snap = dump(PERCONA)
+    share = fact(snap, "derived.tls_session_share")
+    assert share == pytest.approx(4 / 3253) and FILTERS["pct"](share) == "0.12%"
+    for purpose in ("production", "benchmark"):
+        o = outcomes(snap, purpose)["tls-in-use"]
+        assert o.status == "passed", (purpose, o.reason)
+    # MySQL 9.7.1: 3,310 of 24,618 connections (13 %) did TLS: the clients use it
+    f = fired(dump("mysql-9.7.1-pt-mysql-summary"), "benchmark")["tls-in-use"]
+    assert "13% of connections" in f.message and "3,310 TLS handshakes" in f.message
+
+
+# ---- §2.8 durability-relaxed on 5.1: no "unknown s", and no flush timeout when only sync_binlog is relaxed
+
+def test_durability_relaxed_on_mysql_51_reads_right():
+    snap = dump("mysql-5.1.34-table")
+    f = fired(snap)["durability-relaxed"]
+    assert "InnoDB flushes its log at each commit, but the binary log is not synced" in f.message
+    assert "unknown" not in f.message and "derived.commit_loss_window_s" not in f.evidence
+    assert "commits wait for InnoDB's log flush but not for the binary log's" in \
+        fired(snap, "benchmark")["durability-settings-stated"].message
+    # the same 5.1 server with innodb_flush_log_at_trx_commit = 2: 5.1 flushes once a second
+    snap.server.variables["innodb_flush_log_at_trx_commit"] = "2"
+    msg = fired(snap)["durability-relaxed"].message
+    assert "up to about 1 s of committed transactions can be lost, and the binary log, not synced" in msg

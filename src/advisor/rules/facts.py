@@ -410,7 +410,12 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)(?:\|([a-z_]+))?\}")
 
 
 def _fmt_pct(v: Any) -> str:
-    return f"{float(v) * 100:.0f}%"
+    """0.42 -> '42%'; a share below 1 % keeps two significant digits (0.0012 -> '0.12%') so that a
+    small non-zero share does not read as 0 %."""
+    pct = float(v) * 100
+    if pct != 0 and abs(pct) < 1:
+        return f"{pct:.2g}%"
+    return f"{pct:.0f}%"
 
 
 FILTERS: dict[str, Callable[[Any], str]] = {

@@ -95,9 +95,24 @@ def _deprecated_in_use(v: FactView) -> list[str]:
                 continue  # the old name printed beside the new one: not a setting anyone can attribute to it
             if v.catalogue.is_default(name, value, v.flavor, v.version, **ctx) is False:
                 repl = f", use {'/'.join(spec.replaced_by)}" if spec.replaced_by else ""
-                out.append(f"{name}={value} ({spec.deprecation}{repl})")
+                gone = f", removed in {v.flavor} {spec.removed_in}" if spec.removed_in else ""
+                out.append(f"{name}={value} ({spec.deprecation}{gone}{repl}{_legacy_redo_effect(v, name)})")
         return out
     return v.memo("_deprecated_in_use", find)
+
+
+def _legacy_redo_effect(v: FactView, name: str) -> str:
+    """For innodb_log_file_size / innodb_log_files_in_group on MySQL/Percona ≥ 8.0.30: whether the setting
+    still sizes the redo log (innodb_redo_log_capacity not set) or is ignored (the capacity is set)."""
+    if name not in ("innodb_log_file_size", "innodb_log_files_in_group") or v.flavor not in ("mysql", "percona") \
+            or v.version < Version(8, 0, 30):
+        return ""
+    by = v.get("derived.redo_sized_by")
+    if isinstance(by, Unknown):
+        return ""
+    if by.startswith("innodb_redo_log_capacity"):
+        return "; it has no effect here: innodb_redo_log_capacity is set and sizes the redo log"
+    return "; still in effect: innodb_redo_log_capacity is not set, so it sizes the redo log"
 
 
 @FACTS.define("deprecated_settings", "Variables set away from their default although the catalogue marks them "
