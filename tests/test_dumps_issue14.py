@@ -172,3 +172,24 @@ def test_durability_relaxed_on_mysql_51_reads_right():
     snap.server.variables["innodb_flush_log_at_trx_commit"] = "2"
     msg = fired(snap)["durability-relaxed"].message
     assert "up to about 1 s of committed transactions can be lost, and the binary log, not synced" in msg
+
+
+# ---- §2.9 releases outside the catalogue are said, and their defaults not judged
+
+@pytest.mark.parametrize("name,window", [("mysql-5.1.34-table", "MySQL 5.6 to 8.4"),
+                                         ("mysql-9.7.1-pt-mysql-summary", "MySQL 5.6 to 8.4"),
+                                         ("tidb-docs-cn-show-variables", "TiDB 4.0 to 8.x")])
+def test_a_release_outside_the_catalogue_is_said(name, window):
+    snap = dump(name)
+    for purpose in ("production", "benchmark"):
+        f = fired(snap, purpose)["version-outside-catalogue"]
+        assert f"{snap.target.flavor} {snap.target.version} is outside" in f.message and window in f.message
+
+
+def test_mysql_51_default_thread_concurrency_is_not_called_a_template_value():
+    snap = dump("mysql-5.1.34-table")
+    assert snap.server.variables["innodb_thread_concurrency"] == "8"
+    o = outcomes(snap)["innodb-thread-concurrency-limited"]
+    assert o.status == "unknown" and "outside the releases the variable catalogue covers" in o.reason
+    assert fact(snap, "derived.nondefault_variables") == []   # no default known, none judged
+    assert "version-outside-catalogue" not in fired(dump(PERCONA))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from advisor.knowledge.catalogue import CATALOGUE_VERSIONS_TEXT, catalogue_covers
 from advisor.rules.derived.common import default_inputs
 from advisor.rules.facts import FactSet, FactView, Unknown
 from advisor.versions import Version
@@ -129,3 +130,28 @@ def deprecated_settings_count(v: FactView) -> Any:
     if not v.variables():
         return Unknown("no server variables were collected")
     return len(_deprecated_in_use(v))
+
+
+@FACTS.define("catalogue_covers_target", "Whether the variable catalogue's defaults were researched for the target's "
+              "flavor and release (advisor.knowledge.catalogue.CATALOGUE_VERSIONS); outside, no default is judged.")
+def catalogue_covers_target(v: FactView) -> Any:
+    return catalogue_covers(v.flavor, v.version)
+
+
+@FACTS.define("catalogue_versions", "The releases the variable catalogue covers for the target's flavor, in words "
+              "('MySQL 5.7 to 8.4').")
+def catalogue_versions(v: FactView) -> Any:
+    text = CATALOGUE_VERSIONS_TEXT.get(v.flavor)
+    return text if text is not None else Unknown(f"the catalogue has no version window for {v.flavor}")
+
+
+@FACTS.define("innodb_thread_concurrency_default", "innodb_thread_concurrency's default on this release, from the "
+              "variable catalogue; unknown outside the releases it covers.", unit="count")
+def innodb_thread_concurrency_default(v: FactView) -> Any:
+    d = v.catalogue.default_for("innodb_thread_concurrency", v.flavor, v.version)
+    if d is None:
+        why = ("is outside the releases the variable catalogue covers" if not catalogue_covers(v.flavor, v.version)
+               else "has no recorded default for it")
+        return Unknown(f"{v.flavor} {v.version} {why}, so whether innodb_thread_concurrency "
+                       f"{v.get('var.innodb_thread_concurrency')} is its default is not known")
+    return int(d)
