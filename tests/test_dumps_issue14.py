@@ -193,3 +193,56 @@ def test_mysql_51_default_thread_concurrency_is_not_called_a_template_value():
     assert o.status == "unknown" and "outside the releases the variable catalogue covers" in o.reason
     assert fact(snap, "derived.nondefault_variables") == []   # no default known, none judged
     assert "version-outside-catalogue" not in fired(dump(PERCONA))
+
+
+# ---- §2.5 open_files_limit: judge the configured table cache, not the one the server already cut
+
+def test_open_files_limit_judges_the_cache_before_the_cut():
+    # ytkit's MySQL 5.7.19 (open_files_limit 1024; table_open_cache 2000 cut to 431 at start;
+    # Table_open_cache_overflows 84), reproduced on the real MySQL 5.7.41 dump
+    snap = dump(MYSQL57)
+    snap.server.variables.update({"open_files_limit": "1024", "table_open_cache": "431"})
+    snap.server.status["Table_open_cache_overflows"] = "84"
+    assert fact(snap, "derived.table_open_cache_cut_at_start") is True
+    f = fired(snap)["open-files-limit-too-low"]
+    assert "cut table_open_cache to 431" in f.message and "4,161 descriptors" in f.message and "is 84" in f.message
+    assert f.recommendation == {"open_files_limit": "4161"}
+    assert outcomes(dump(MYSQL57))["open-files-limit-too-low"].status == "passed"   # 65536, 2000 as configured
+
+
+# ---- §2.11 a finding's wording follows its evidence
+
+def test_log_buffer_small_shows_its_waits_once_and_says_none_waited():
+    f = fired(dump(PERCONA), "benchmark")["log-buffer-small"]
+    assert "rate.Innodb_log_waits" not in f.evidence and f.evidence["status.Innodb_log_waits"] == "0"
+    assert "No transaction has waited for it since start" in f.message
+
+
+def test_sort_buffer_with_no_sorts_does_not_claim_every_sort_pays():
+    snap = dump(MYSQL57)
+    assert {snap.server.status[k] for k in ("Sort_scan", "Sort_range", "Sort_merge_passes")} == {"0"}
+    snap.server.variables["sort_buffer_size"] = str(32 * MiB)
+    f = fired(snap)["sort-buffer-oversized"]
+    assert f.severity == "info" and "no sort has run since start" in f.message
+    assert "pay it every time" not in f.message
+
+
+def test_thread_cache_churn_needs_a_rate_that_matters():
+    # ytkit's MySQL 5.7.19: 287 threads for 314 connections over 112 h (0.0007/s), on the real 8.0.32 status
+    snap = dump(PERCONA)
+    snap.server.status.update({"Threads_created": "287", "Connections": "314", "Uptime": "404684"})
+    snap.server.variables["thread_cache_size"] = "9"
+    o = outcomes(snap)["thread-cache-churn"]
+    assert o.status == "passed" and "rate.Threads_created" in o.reason
+
+
+def test_io_capacity_fix_follows_what_is_known():
+    snap = dump(PERCONA)
+    f = fired(snap)["io-capacity-low-for-flash"]
+    assert "(no computed value)" not in f.fix and "--host-facts-only" in f.fix
+    # with the datadir known to be an SSD: raise only what is below, and no "collect host facts"
+    from advisor.snapshot import HostFacts, Storage
+    snap.host = HostFacts.model_construct(source="file", datadir=Storage(path="/var/lib/mysql", device_class="ssd"))
+    f = fired(snap)["io-capacity-low-for-flash"]
+    assert f.recommendation == {"innodb_io_capacity": "1000"}     # innodb_io_capacity_max is already 2000
+    assert "host facts" not in f.fix and "innodb_io_capacity = 1000" in f.fix

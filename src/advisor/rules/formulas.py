@@ -232,7 +232,8 @@ def tmp_table_pair(v: FactView, **_: Any) -> Any:
 
 
 @formula("io_capacity_for_device", "innodb_io_capacity / innodb_io_capacity_max by datadir device class: "
-         "rotational 200/400, SATA/SAS SSD 1000/2000, client NVMe 1000/2000, datacenter NVMe 10000/20000.")
+         "rotational 200/400, SATA/SAS SSD 1000/2000, client NVMe 1000/2000, datacenter NVMe 10000/20000; a "
+         "variable already at its value is left out.")
 def io_capacity_for_device(v: FactView, **_: Any) -> Any:
     c = v.get("host.datadir.device_class")
     if isinstance(c, Unknown):
@@ -240,7 +241,12 @@ def io_capacity_for_device(v: FactView, **_: Any) -> Any:
     if c not in IO_CAPACITY_BY_CLASS:
         return Unknown(f"no I/O capacity is recommended for device class {c!r}")
     cap, mx = IO_CAPACITY_BY_CLASS[c]
-    return {"innodb_io_capacity": str(cap), "innodb_io_capacity_max": str(mx)}
+    out = {"innodb_io_capacity": str(cap), "innodb_io_capacity_max": str(mx)}
+    for name, want in (("innodb_io_capacity", cap), ("innodb_io_capacity_max", mx)):
+        now = v.num(f"var.{name}")
+        if not isinstance(now, Unknown) and now == want:
+            del out[name]  # already there: recommending the value it has says nothing
+    return out or Unknown(f"innodb_io_capacity and innodb_io_capacity_max are already {cap} / {mx}")
 
 
 @formula("log_buffer_size", "innodb_log_buffer_size = 64 MiB (MySQL 8.4's default); doubled (max 256 MiB) when "
