@@ -110,13 +110,6 @@ def redo_floor(purpose: str, workload: Optional[str] = None, cpus: Optional[int]
     return floor, why
 
 
-def redo_target_bytes(per_hour: Optional[float], floor: int, cap: int = REDO_CAP) -> int:
-    """Redo capacity that holds one hour of writes (Percona's classic sizing advice), at least `floor`,
-    at most `cap`, rounded up to 512 MiB."""
-    want = max(float(floor), per_hour or 0.0)
-    return min(cap, round_up(want, REDO_STEP))
-
-
 def datadir_device_bytes(host: Any) -> Optional[int]:
     """Size of the devices behind the datadir (their sum), or None when the host facts do not say."""
     devs = host.datadir.devices if host is not None and host.datadir is not None else []
