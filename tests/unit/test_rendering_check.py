@@ -27,6 +27,7 @@ from advisor.rules.examples import example_snapshot
 from advisor.rules.facts import FILTERS, FactView, Unknown, template_paths
 from advisor.rules.loader import load_rules
 from advisor.rules.schema import Rule
+from advisor.versions import Version
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -148,3 +149,36 @@ def test_the_check_catches_what_it_is_for():
     assert any("raw enum token(s) ['nvme_plp']" in p for p in got), got
     assert problems(rule, fact_view(example_snapshot(ex), "production", CAT)) == []
     assert {"nvme_plp", "plp_like", "nvme_client"} <= ENUM_TOKENS and "performance_schema" not in ENUM_TOKENS
+
+
+# ---- fix texts fit the target flavor and version (issue 14 §2.2)
+
+MYSQL_ONLY = re.compile(r"SET PERSIST|innodb_redo_log_capacity|ALTER INSTANCE")
+
+
+def flavor_problems(rule: Rule, view: FactView) -> list[str]:
+    """MySQL-only statements in a MariaDB or TiDB fix; innodb_redo_log_capacity before MySQL 8.0.30."""
+    o = evaluate_rule(rule, view)
+    if o.finding is None:
+        return []
+    fl, ver = view.flavor, view.version
+    no_capacity = fl in ("mariadb", "tidb") or ver < Version(8, 0, 30)
+    bad = MYSQL_ONLY.findall(o.finding.fix) if fl in ("mariadb", "tidb") else \
+        (re.findall(r"innodb_redo_log_capacity", o.finding.fix) if no_capacity else [])
+    bad += [k for k in o.finding.recommendation if k == "innodb_redo_log_capacity" and no_capacity]
+    return [f"{sorted(set(bad))} in a fix for {fl} {ver}: {o.finding.fix}"] if bad else []
+
+
+@pytest.mark.parametrize("rule,ex", list(example_views()))
+def test_fix_texts_fit_the_target_flavor_and_version(rule, ex):
+    assert flavor_problems(rule, fact_view(example_snapshot(ex), ex.purpose, CAT)) == []
+
+
+@pytest.mark.parametrize("name", sorted(MANIFEST))
+def test_fix_texts_of_real_dumps_fit_their_flavor_and_version(name):
+    m = MANIFEST[name]
+    snap = import_snapshot(str(DUMPS / name / m["variables"]), flavor=m.get("flavor_arg"),
+                           version=m.get("version_arg"), now="2026-01-01T00:00:00Z")
+    for purpose in ("production", "benchmark"):
+        view = fact_view(snap, purpose, CAT)
+        assert {r.id: p for r in RULES if (p := flavor_problems(r, view))} == {}

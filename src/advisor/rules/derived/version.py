@@ -95,7 +95,8 @@ def _deprecated_in_use(v: FactView) -> list[str]:
             if spec.renamed and spec.replaced_by[0] in variables:
                 continue  # the old name printed beside the new one: not a setting anyone can attribute to it
             if v.catalogue.is_default(name, value, v.flavor, v.version, **ctx) is False:
-                repl = f", use {'/'.join(spec.replaced_by)}" if spec.replaced_by else ""
+                there = [r for r in spec.replaced_by if v.catalogue.exists_on(r, v.flavor, v.version) is not False]
+                repl = f", use {'/'.join(there)}" if there else ""  # a replacement this flavor has
                 gone = f", removed in {v.flavor} {spec.removed_in}" if spec.removed_in else ""
                 out.append(f"{name}={value} ({spec.deprecation}{gone}{repl}{_legacy_redo_effect(v, name)})")
         return out
