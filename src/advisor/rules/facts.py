@@ -4,7 +4,8 @@ Namespaces
   var.<name>          a server variable, as SHOW GLOBAL VARIABLES printed it (name case-insensitive)
   status.<Name>       a SHOW GLOBAL STATUS counter
   rate.<Name>         per-second rate of a counter: over the sampled interval when the snapshot has
-                      one (--sample-seconds), else averaged since server start (status / Uptime)
+                      one (--sample-seconds), else averaged since server start (status / Uptime),
+                      which needs MIN_UPTIME_FOR_RATES (15 minutes) of uptime, else it is Unknown
   target.<field>      host, port, flavor, transport, version (compares as a version)
   purpose             'production' or 'benchmark' (an audit parameter, not a snapshot fact)
   server.* host.* client.* calibration.*   any field of the snapshot model, by dotted path
