@@ -123,3 +123,10 @@ def test_rates_since_start_need_fifteen_minutes_of_uptime():
     short = view({"status.Innodb_os_log_written": 303932416, "status.Uptime": 61}, "mariadb 10.6.12")
     why = short.get("derived.redo_bytes_per_hour")
     assert isinstance(why, Unknown) and "up only 61 s" in why.reason and "--sample-seconds" in why.reason
+
+
+def test_redo_resize_how_names_the_legacy_pair_only_when_it_is_set():
+    legacy = view({"var.innodb_redo_log_capacity": "100M", "var.innodb_log_file_size": "5M"}, "percona 8.0.32")
+    assert "drop innodb_log_file_size and innodb_log_files_in_group" in legacy.get("derived.redo_resize_how")
+    plain = view({"var.innodb_redo_log_capacity": "100M", "var.innodb_log_file_size": "48M"}, "mysql 8.4.3")
+    assert "innodb_log_file_size" not in plain.get("derived.redo_resize_how")

@@ -99,9 +99,10 @@ def redo_resize_how(v: FactView) -> Any:
     target = v.get("derived.redo_target_bytes")
     value = "the new size" if isinstance(target, Unknown) else str(int(target))
     if _has_redo_capacity_variable(v):
+        drop = ("; drop innodb_log_file_size and innodb_log_files_in_group from the option file, which it supersedes"
+                if _legacy_set(v) else "")
         return (f"innodb_redo_log_capacity is dynamic: SET PERSIST innodb_redo_log_capacity = {value} resizes it "
-                "at once and keeps it across restarts; drop innodb_log_file_size and innodb_log_files_in_group "
-                "from the option file")
+                f"at once and keeps it across restarts{drop}")
     if v.flavor == "mariadb" and v.version >= Version(10, 9, 0):
         return (f"innodb_log_file_size is dynamic on MariaDB ≥ 10.9: SET GLOBAL innodb_log_file_size = {value}, "
                 "and the same in the option file")
