@@ -67,8 +67,10 @@ def test_collect_then_offline_audit_gives_same_findings(pitfall_server, tmp_path
     assert json.loads(text)["server"]["interval"]["seconds"] >= 0.3
     code, offline, err = run_json("audit", "--snapshot", str(snap), "--purpose", "benchmark", "--format", "json")
     assert code == 0, err
+    # the collected snapshot has no calibration either; both sample an interval, since a server up for seconds
+    # gives no rate since start (rules.facts.MIN_UPTIME_FOR_RATES)
     code, live, err = run_json("audit", *conn_args(pitfall_server), "--purpose", "benchmark", "--format", "json",
-                                 "--no-calibrate")  # the collected snapshot has no calibration either
+                                 "--no-calibrate", "--sample-seconds", "0.3")
     assert code == 0, err
 
     def key(r):  # counters move between the two runs; the findings must not

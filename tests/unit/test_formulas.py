@@ -100,4 +100,8 @@ def test_tmp_table_pair_chunk_alignment_io_capacity_and_defaults():
     assert run("buffer_pool_chunk_aligned", aligned) == {"innodb_buffer_pool_size": "10G"}
     assert run("io_capacity_for_device", {"host.datadir": {"path": "/d", "device_class": "nvme_plp"}}) == \
         {"innodb_io_capacity": "10000", "innodb_io_capacity_max": "20000"}
+    # a value the server already has is not recommended (issue 14 §2.11: max 2000 on an SSD)
+    ssd = {"host.datadir": {"path": "/d", "device_class": "ssd"}, "var.innodb_io_capacity": "200",
+           "var.innodb_io_capacity_max": "2000"}
+    assert run("io_capacity_for_device", ssd) == {"innodb_io_capacity": "1000"}
     assert isinstance(run("defaults_of_target", {"var.innodb_io_capacity": "200"}, "mysql 8.0.36"), Unknown)

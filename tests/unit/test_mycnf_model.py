@@ -201,7 +201,9 @@ def test_demo_plan_fixes_the_seed_pitfalls_within_the_budget():
     s = {x.variable: x for x in plan.settings}
     assert s["sort_buffer_size"].value == "256K" and s["sort_buffer_size"].source_id == "sort-buffer-oversized"
     assert s["innodb_log_file_size"].value == "8G"     # 16 GiB over 2 files (80 CPUs / 2, capped)
-    assert any("redo-log-undersized" in n for n in s["innodb_log_file_size"].notes)
+    # the rule and the sizer share one sizing model (rules.sizing.redo_target), so they agree on the value
+    assert s["innodb_log_file_size"].source_id == "redo-log-undersized"
+    assert any("sizing.redo-capacity recommends the same value" in n for n in s["innodb_log_file_size"].notes)
     assert s["innodb_io_capacity"].value == "1000"      # nvme_client
     assert plan.budget.limit == 128 * GiB and plan.budget.total <= 0.9 * 128 * GiB
     assert all(x.previous and x.reason and x.reference.startswith("https://") for x in plan.settings)

@@ -62,9 +62,23 @@ def test_redo_floor_and_target():
     assert sizing.redo_floor("production", "bulk-load", None)[0] == 4 * GiB
     assert sizing.redo_floor("production", "oltp", 16)[0] == 8 * GiB       # innodb_dedicated_server (8.4): cpus / 2 GiB
     assert sizing.redo_floor("production", "oltp", 80)[0] == 16 * GiB
-    assert sizing.redo_target_bytes(None, 1 * GiB) == 1 * GiB
-    assert sizing.redo_target_bytes(3.2 * GiB, 1 * GiB) == 3584 * MiB         # one hour, rounded up to 512 MiB
-    assert sizing.redo_target_bytes(100 * GiB, 1 * GiB) == 16 * GiB           # capped
+    floor = sizing.redo_floor("production")
+    assert sizing.redo_target(None, floor) == (1 * GiB, "no redo write rate was measured, so a 1 GiB floor for "
+                                                        "production use decides")
+    assert sizing.redo_target(3.2 * GiB, floor)[0] == 3584 * MiB         # one hour, rounded up to 512 MiB
+    big, why = sizing.redo_target(100 * GiB, floor)
+    assert big == 16 * GiB and "capped at 16 GiB" in why
+
+
+def test_redo_target_caps_by_memory_and_disk():
+    # issue 14 §2.2: 16 GiB/h measured right after a load on a 128 MiB pool is not a 16G log
+    floor = sizing.redo_floor("production")
+    t, why = sizing.redo_target(16 * GiB, floor, pool_bytes=128 * MiB)
+    assert t == 1 * GiB and "more than the 128 MiB the buffer pool can hold dirty" in why
+    # a larger host may get a larger pool from mycnf: innodb_dedicated_server's pool for 64 GiB is 48 GiB
+    assert sizing.redo_target(8 * GiB, floor, pool_bytes=128 * MiB, memory_bytes=64 * GiB)[0] == 8 * GiB
+    t, why = sizing.redo_target(8 * GiB, floor, disk_bytes=20 * GiB)
+    assert t == 2 * GiB and "a tenth of the 20 GiB datadir device" in why
 
 
 def test_redo_settings_name_the_variable_the_target_has():

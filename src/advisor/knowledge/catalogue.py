@@ -63,6 +63,31 @@ class VarSpec:
         return f"deprecated since {self.flavor} {self.deprecated_since}" if self.deprecated_since else "deprecated"
 
 
+# The releases the variable catalogue's defaults were researched for, per flavor (the curated entries and
+# the generated data: MySQL 5.6 / 5.7 / 8.0 / 8.4 manuals and builds, MariaDB 10.4-11.x, TiDB 4.0-8.x). Outside
+# these the catalogue does not know a default (default_for / is_default answer None), so no rule judges a
+# value against a default nobody checked for that release (issue 14 §2.9: MySQL 5.1's
+# innodb_thread_concurrency = 8 is its default, not "a value from an older template").
+CATALOGUE_VERSIONS: dict[str, str] = {"mysql": ">=5.6,<9.0", "percona": ">=5.7,<9.0", "mariadb": ">=10.4,<12.0",
+                                      "tidb": ">=4.0,<9.0"}
+CATALOGUE_VERSIONS_TEXT: dict[str, str] = {"mysql": "MySQL 5.6 to 8.4", "percona": "Percona Server 5.7 to 8.4",
+                                           "mariadb": "MariaDB 10.4 to 11.x", "tidb": "TiDB 4.0 to 8.x"}
+
+
+_WINDOWS: dict[str, VersionRange] = {}
+
+
+def catalogue_covers(flavor: str, version: "VersionLike") -> bool:
+    """Whether the catalogue's defaults were researched for this flavor and release (CATALOGUE_VERSIONS)."""
+    window = CATALOGUE_VERSIONS.get(flavor)
+    if window is None:
+        return True
+    rng = _WINDOWS.get(flavor)
+    if rng is None:
+        rng = _WINDOWS[flavor] = VersionRange(window)
+    return rng.contains(_v(version))
+
+
 _PARSED: dict[str, Version] = {}
 
 
@@ -170,7 +195,7 @@ class VariableCatalogue:
         formula whose inputs were not given)."""
         var = self.get(name)
         e = self._entry(name, flavor, version)
-        if var is None or e is None:
+        if var is None or e is None or not catalogue_covers(flavor, version):
             return None
         if e.default_formula is not None:
             val = compute(e.default_formula, Inputs(cpus=cpus, ram_bytes=ram_bytes, buffer_pool_bytes=buffer_pool_bytes))

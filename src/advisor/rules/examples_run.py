@@ -49,13 +49,16 @@ def run_example(rule: Rule, ex: Example, catalogue: VariableCatalogue) -> Exampl
         for s in ex.message_contains:
             if s not in f.message:
                 problems.append(f"message lacks {s!r}: {f.message}")
+        for s in ex.fix_contains:
+            if s not in f.fix:
+                problems.append(f"fix lacks {s!r}: {f.fix}")
         if re.search(r"\bunknown\b", f.message):  # "(unknown)" too: a placeholder whose fact is missing
             problems.append(f"message has an unresolved placeholder: {f.message}")
-    elif ex.severity or ex.recommendation is not None or ex.message_contains:
+    elif ex.severity or ex.recommendation is not None or ex.message_contains or ex.fix_contains:
         if ex.expect == "fired":
             pass  # already reported as a status mismatch
         else:
-            problems.append("severity/recommendation/message_contains only make sense with expect = 'fired'")
+            problems.append("severity/recommendation/message_contains/fix_contains only make sense with expect = 'fired'")
     return ExampleResult(rule.id, ex.name, not problems, problems, outcome)
 
 

@@ -4,7 +4,8 @@ Namespaces
   var.<name>          a server variable, as SHOW GLOBAL VARIABLES printed it (name case-insensitive)
   status.<Name>       a SHOW GLOBAL STATUS counter
   rate.<Name>         per-second rate of a counter: over the sampled interval when the snapshot has
-                      one (--sample-seconds), else averaged since server start (status / Uptime)
+                      one (--sample-seconds), else averaged since server start (status / Uptime),
+                      which needs MIN_UPTIME_FOR_RATES (15 minutes) of uptime, else it is Unknown
   target.<field>      host, port, flavor, transport, version (compares as a version)
   purpose             'production' or 'benchmark' (an audit parameter, not a snapshot fact)
   server.* host.* client.* calibration.*   any field of the snapshot model, by dotted path
@@ -27,6 +28,10 @@ from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.snapshot import Snapshot
 from advisor.units import format_number, format_size, parse_bool, try_number
 from advisor.versions import Version
+
+# A rate averaged since start needs this much uptime: right after a start (and a load) the counters
+# describe the start-up, not the workload (a MariaDB 10.6 dump 61 s after a load read as 16 GiB/h of redo).
+MIN_UPTIME_FOR_RATES = 900
 
 NAMESPACES = ("var", "status", "rate", "target", "purpose", "server", "host", "client", "calibration", "derived")
 
@@ -242,6 +247,11 @@ class FactView:
             return Unknown("status.Uptime is missing, so no rate can be computed")
         if up <= 0:
             return Unknown("Uptime is 0 seconds; no rate yet")
+        if up < MIN_UPTIME_FOR_RATES:
+            return Unknown(f"the server has been up only {format_number(up)} s; a rate averaged over less than "
+                           f"{MIN_UPTIME_FOR_RATES // 60} minutes since start mostly reflects start-up and whatever ran "
+                           "right after it (a load, a warm-up), so no rate since start is used. Tip: sample an interval "
+                           "with `advisor collect --sample-seconds 60` under the usual load")
         return count / up
 
     def rate_basis(self) -> str:
@@ -401,7 +411,12 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)(?:\|([a-z_]+))?\}")
 
 
 def _fmt_pct(v: Any) -> str:
-    return f"{float(v) * 100:.0f}%"
+    """0.42 -> '42%'; a share below 1 % keeps two significant digits (0.0012 -> '0.12%') so that a
+    small non-zero share does not read as 0 %."""
+    pct = float(v) * 100
+    if pct != 0 and abs(pct) < 1:
+        return f"{pct:.2g}%"
+    return f"{pct:.0f}%"
 
 
 FILTERS: dict[str, Callable[[Any], str]] = {
@@ -414,6 +429,7 @@ FILTERS: dict[str, Callable[[Any], str]] = {
     "mbytes": lambda v: f"{float(v):.1f} MB/s",
     "onoff": lambda v: "ON" if parse_bool(v) else "OFF",
     "x": lambda v: f"{float(v):.1f}×",
+    "quoted": lambda v: f"'{v}'" if str(v) != "" else "empty",  # a string setting that may be empty
     "raw": str,
 }
 

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from advisor.rules.derived.common import default_inputs
-from advisor.rules.sizing import (IO_CAPACITY_BY_CLASS, dedicated_buffer_pool_bytes, log_buffer_target, redo_floor,
-                                  redo_target_bytes, round_up)
+from advisor.rules.sizing import IO_CAPACITY_BY_CLASS, dedicated_buffer_pool_bytes, log_buffer_target, round_up
 from advisor.rules.derived.version import pinned_old_defaults_list
 from advisor.rules.facts import FactView, Unknown
 from advisor.units import format_cnf_size
@@ -45,13 +44,16 @@ def formula(name: str, doc: str) -> Callable[[FormulaFn], FormulaFn]:
     return deco
 
 
-@formula("redo_size", "Redo capacity for one hour of measured writes (floor 1 GiB, 2 GiB for benchmarks, "
-         "cap 16 GiB), named for the target: innodb_redo_log_capacity on MySQL/Percona ≥ 8.0.30, "
+@formula("redo_size", "Redo capacity for one hour of measured writes, no more than the buffer pool can hold "
+         "dirty, at least the purpose's floor (1 GiB, 2 GiB for benchmarks), at most 16 GiB "
+         "(derived.redo_target_bytes), named for the target: innodb_redo_log_capacity on MySQL/Percona ≥ 8.0.30, "
          "innodb_log_file_size (per file) before and on MariaDB.")
 def redo_size(v: FactView, **_: Any) -> Any:
-    target = redo_target_bytes(v.known("derived.redo_bytes_per_hour"), redo_floor(v.purpose)[0])
     if v.flavor == "tidb":
         return Unknown("TiDB has no InnoDB redo log")
+    target = v.get("derived.redo_target_bytes")
+    if isinstance(target, Unknown):
+        return target
     if v.flavor in ("mysql", "percona") and v.version >= Version(8, 0, 30):
         return {"innodb_redo_log_capacity": format_cnf_size(target)}
     if v.flavor == "mariadb" and v.version >= Version(10, 5, 0):
@@ -230,7 +232,8 @@ def tmp_table_pair(v: FactView, **_: Any) -> Any:
 
 
 @formula("io_capacity_for_device", "innodb_io_capacity / innodb_io_capacity_max by datadir device class: "
-         "rotational 200/400, SATA/SAS SSD 1000/2000, client NVMe 1000/2000, datacenter NVMe 10000/20000.")
+         "rotational 200/400, SATA/SAS SSD 1000/2000, client NVMe 1000/2000, datacenter NVMe 10000/20000; a "
+         "variable already at its value is left out.")
 def io_capacity_for_device(v: FactView, **_: Any) -> Any:
     c = v.get("host.datadir.device_class")
     if isinstance(c, Unknown):
@@ -238,7 +241,12 @@ def io_capacity_for_device(v: FactView, **_: Any) -> Any:
     if c not in IO_CAPACITY_BY_CLASS:
         return Unknown(f"no I/O capacity is recommended for device class {c!r}")
     cap, mx = IO_CAPACITY_BY_CLASS[c]
-    return {"innodb_io_capacity": str(cap), "innodb_io_capacity_max": str(mx)}
+    out = {"innodb_io_capacity": str(cap), "innodb_io_capacity_max": str(mx)}
+    for name, want in (("innodb_io_capacity", cap), ("innodb_io_capacity_max", mx)):
+        now = v.num(f"var.{name}")
+        if not isinstance(now, Unknown) and now == want:
+            del out[name]  # already there: recommending the value it has says nothing
+    return out or Unknown(f"innodb_io_capacity and innodb_io_capacity_max are already {cap} / {mx}")
 
 
 @formula("log_buffer_size", "innodb_log_buffer_size = 64 MiB (MySQL 8.4's default); doubled (max 256 MiB) when "

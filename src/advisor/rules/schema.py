@@ -213,6 +213,7 @@ class Example(StrictModel):
     severity: Optional[Severity] = None
     recommendation: Optional[dict[str, str]] = None
     message_contains: list[str] = Field(default_factory=list)
+    fix_contains: list[str] = Field(default_factory=list)
 
     @field_validator("name")
     @classmethod

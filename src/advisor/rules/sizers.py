@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Literal, Mapping, Optional
 
 from advisor.rules import memory
-from advisor.rules.facts import FactView
-from advisor.rules.sizing import (buffer_pool_instances, buffer_pool_unit, connections_for_workload,
+from advisor.rules.facts import FactView, Unknown
+from advisor.rules.sizing import (buffer_pool_instances, buffer_pool_unit, connections_for_workload, datadir_device_bytes,
                                   dedicated_buffer_pool_bytes, io_capacity_for, log_buffer_for_workload,
-                                  memory_limit, redo_floor, redo_settings, redo_target_bytes, round_down)
+                                  memory_limit, redo_floor, redo_settings, redo_target, round_down)
 from advisor.units import format_cnf_size, format_number, format_size, to_number
 
 GiB = 1 << 30
@@ -167,20 +167,24 @@ def redo_capacity(ctx: SizingContext) -> SizerOutcome:
     if v.flavor not in ("mysql", "percona", "mariadb"):
         return SizerOutcome("not_applicable", f"{v.flavor} has no InnoDB redo log to size")
     per_hour = v.known("derived.redo_bytes_per_hour")
-    floor, floor_why = redo_floor(v.purpose, ctx.workload, ctx.cpus)
-    target = redo_target_bytes(per_hour, floor)
+    floor = redo_floor(v.purpose, ctx.workload, ctx.cpus)
+    target, why = redo_target(per_hour, floor, pool_bytes=ctx.number("innodb_buffer_pool_size"), memory_bytes=ctx.limit,
+                              disk_bytes=datadir_device_bytes(v.snapshot.host))
     cur_cap = v.known("derived.redo_capacity_bytes")
     if cur_cap is not None and cur_cap >= target:
         return SizerOutcome("passed", f"the redo log holds {format_size(cur_cap)}, at least the target "
-                            f"{format_size(target)} (the larger of one hour of writes and {floor_why})")
-    rate = (f"one hour of measured writes is {format_size(per_hour)} ({v.rate_basis()})"
-            if per_hour is not None else "no redo write rate was measured")
+                            f"{format_size(target)} ({why})")
+    basis = f" ({v.rate_basis()})" if per_hour is not None else ""
+    if per_hour is None:
+        rate = v.get("rate.Innodb_os_log_written")
+        if isinstance(rate, Unknown):
+            why += f" ({rate.reason})"
     proposals = []
     for var, n in redo_settings(v.catalogue, v.flavor, v.version, target, ctx.number("innodb_log_files_in_group")).items():
         per = "" if n == target else f" ({format_size(n)} per file)"
-        reason = (f"The redo log holds {format_size(cur_cap) if cur_cap is not None else 'an unknown amount'}; "
-                  f"{rate}, and the target is the larger of that and {floor_why}, at most 16 GiB: "
-                  f"{format_size(target)}{per}.")
+        now = v.known("derived.redo_sized_by")
+        reason = (f"The redo log holds {format_size(cur_cap) if cur_cap is not None else 'an unknown amount'}"
+                  f"{f' ({now})' if now else ''}; the target is {format_size(target)}{per}: {why}{basis}.")
         proposals.append(Proposal(var, format_cnf_size(n), "sizing.redo-capacity", "sizing", "sizing", reason))
     return SizerOutcome("fired", proposals[0].reason, tuple(proposals))
 

@@ -110,11 +110,44 @@ def redo_floor(purpose: str, workload: Optional[str] = None, cpus: Optional[int]
     return floor, why
 
 
-def redo_target_bytes(per_hour: Optional[float], floor: int, cap: int = REDO_CAP) -> int:
-    """Redo capacity that holds one hour of writes (Percona's classic sizing advice), at least `floor`,
-    at most `cap`, rounded up to 512 MiB."""
-    want = max(float(floor), per_hour or 0.0)
-    return min(cap, round_up(want, REDO_STEP))
+def datadir_device_bytes(host: Any) -> Optional[int]:
+    """Size of the devices behind the datadir (their sum), or None when the host facts do not say."""
+    devs = host.datadir.devices if host is not None and host.datadir is not None else []
+    sizes = [d.size_bytes for d in devs if d.size_bytes]
+    return sum(sizes) if sizes else None
+
+
+def redo_target(per_hour: Optional[float], floor: tuple[int, str], pool_bytes: Optional[int] = None,
+                memory_bytes: Optional[int] = None, disk_bytes: Optional[int] = None) -> tuple[int, str]:
+    """(bytes, why) of the redo capacity to recommend. One hour of the measured writes (Percona's classic
+    sizing), but no more than the buffer pool can hold dirty — the larger of the pool and what
+    innodb_dedicated_server would give this memory: redo beyond the pages InnoDB can keep dirty buys no
+    checkpoint room (the manual: "even as big as the buffer pool"); at least the purpose's floor; at most
+    16 GiB, and at most a tenth of the datadir's device when its size is known. Rounded up to 512 MiB."""
+    floor_bytes, floor_why = floor
+    dirty = max([x for x in (pool_bytes, dedicated_buffer_pool_bytes(memory_bytes) if memory_bytes else None)
+                 if x] or [0])
+    if per_hour is None:
+        want, why = float(floor_bytes), f"no redo write rate was measured, so {floor_why} decides"
+    elif per_hour <= floor_bytes:
+        want, why = float(floor_bytes), (f"one hour of the measured writes is {format_size(per_hour)}, less than "
+                                         f"{floor_why}, so the floor decides")
+    elif dirty and per_hour > dirty:
+        want = float(max(floor_bytes, dirty))
+        why = (f"one hour of the measured writes is {format_size(per_hour)}, more than the {format_size(dirty)} the "
+               f"buffer pool can hold dirty, so " + ("the log is sized to the pool" if dirty >= floor_bytes
+                                                        else f"{floor_why} decides"))
+    else:
+        want, why = float(per_hour), f"the log holds one hour of the measured writes, {format_size(per_hour)}"
+    target = min(REDO_CAP, round_up(want, REDO_STEP))
+    if target == REDO_CAP and want > REDO_CAP:
+        why += f", capped at {format_size(REDO_CAP)} (innodb_dedicated_server's ceiling)"
+    if disk_bytes:
+        disk_cap = max(REDO_STEP, round_down(disk_bytes / 10, REDO_STEP))
+        if target > disk_cap:
+            target = disk_cap
+            why += f", capped at a tenth of the {format_size(disk_bytes)} datadir device"
+    return target, why
 
 
 def redo_settings(catalogue: VariableCatalogue, flavor: str, version: Version, total_bytes: int,

@@ -41,3 +41,14 @@ def test_thread_create_ratio_needs_enough_connections():
     assert v.get("derived.thread_create_ratio") == 0.3
     few = view({"status.Threads_created": 30, "status.Connections": 99}).get("derived.thread_create_ratio")
     assert isinstance(few, Unknown) and "only 99 connections" in few.reason
+
+
+def test_table_open_cache_cut_at_start_and_intended():
+    # ytkit's MySQL 5.7.19: open_files_limit 1024 made the server cut the 2000 default to 431
+    cut = view({"var.open_files_limit": 1024, "var.max_connections": 151, "var.table_open_cache": 431}, "mysql 5.7.19")
+    assert cut.get("derived.table_open_cache_cut_at_start") is True
+    assert cut.get("derived.table_open_cache_intended") == 2000
+    assert cut.get("derived.open_files_needed") == 10 + 151 + 2 * 2000
+    kept = view({"var.open_files_limit": 65536, "var.max_connections": 151, "var.table_open_cache": 2000}, "mysql 5.7.44")
+    assert kept.get("derived.table_open_cache_cut_at_start") is False
+    assert kept.get("derived.table_open_cache_intended") == 2000

@@ -38,3 +38,13 @@ def test_durability_summary():
     assert view({"var.innodb_flush_log_at_trx_commit": 1, "var.log_bin": "OFF"}).get(
         "derived.durability_summary") == "innodb_flush_log_at_trx_commit=1, binary log OFF"
     assert isinstance(view({}).get("derived.durability_summary"), Unknown)
+
+
+def test_commit_loss_window_s():
+    from advisor.rules.facts import Unknown
+    assert view({"var.innodb_flush_log_at_trx_commit": 2, "var.innodb_flush_log_at_timeout": 3}) \
+        .get("derived.commit_loss_window_s") == 3
+    # MySQL 5.1 has no innodb_flush_log_at_timeout: once a second
+    assert view({"var.innodb_flush_log_at_trx_commit": 0}, "mysql 5.1.34").get("derived.commit_loss_window_s") == 1
+    only_binlog = view({"var.innodb_flush_log_at_trx_commit": 1, "var.innodb_flush_log_at_timeout": 1})
+    assert isinstance(only_binlog.get("derived.commit_loss_window_s"), Unknown)

@@ -84,3 +84,14 @@ def test_flush_bound_commits_per_s():
     zero = view({"calibration": {"mode": "full", "fsync_ms": {"p50": 0.0, "samples": 100}}})
     assert "0 ms" in zero.get("derived.flush_bound_commits_per_s").reason
     assert isinstance(view({}).get("derived.flush_bound_commits_per_s"), Unknown)
+
+
+def test_datadir_device_class_text():
+    v = view({"host.datadir": {"path": "/var/lib/mysql", "device_class": "nvme_plp"}})
+    assert v.get("derived.datadir_device_class_text") == "a datacenter NVMe drive with power-loss protection"
+
+
+def test_innodb_flush_method_shown():
+    assert view({"var.innodb_flush_method": ""}, "mysql 5.7.44").get("derived.innodb_flush_method_shown") == \
+        "empty (which means fsync)"
+    assert view({"var.innodb_flush_method": "O_DIRECT"}).get("derived.innodb_flush_method_shown") == "O_DIRECT"

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
+
 from advisor.rules.facts import Unknown
 from tests.support.facts import view
 
@@ -28,8 +32,23 @@ def test_pinned_old_defaults_on_84():
 def test_deprecated_settings():
     v = view({"var.query_cache_type": "ON", "var.query_cache_size": "64M"}, "mysql 5.7.44")
     dep = v.get("derived.deprecated_settings")
-    assert "query_cache_type=ON (deprecated since" in dep
-    assert v.get("derived.deprecated_settings_count") == len(dep.split(", "))
+    assert "query_cache_type=ON (deprecated since mysql 5.7.20, removed in mysql 8.0.3)" in dep
+    assert v.get("derived.deprecated_settings_count") == len(re.findall(r"\w+=\S+ \(deprecated", dep)) == 2
     quiet = view({"var.innodb_io_capacity": "200"}, "mysql 8.0.36")
     assert quiet.get("derived.deprecated_settings") == "" and quiet.get("derived.deprecated_settings_count") == 0
     assert isinstance(view({}).get("derived.deprecated_settings_count"), Unknown)
+
+
+@pytest.mark.parametrize("target,covered", [("mysql 5.1.34", False), ("mysql 5.6.51", True), ("mysql 8.4.5", True),
+                                            ("mysql 9.7.1", False), ("percona 8.0.32", True), ("mariadb 10.6.12", True),
+                                            ("mariadb 12.0.2", False), ("tidb 3.0.0", False), ("tidb 7.5.1", True)])
+def test_catalogue_covers_target(target, covered):
+    v = view({}, target)
+    assert v.get("derived.catalogue_covers_target") is covered
+    assert v.get("derived.catalogue_versions").split()[0] in ("MySQL", "Percona", "MariaDB", "TiDB")
+
+
+def test_innodb_thread_concurrency_default_is_not_judged_outside_the_catalogue():
+    assert view({}, "mysql 5.7.44").get("derived.innodb_thread_concurrency_default") == 0
+    old = view({"var.innodb_thread_concurrency": "8"}, "mysql 5.1.34").get("derived.innodb_thread_concurrency_default")
+    assert isinstance(old, Unknown) and "outside the releases the variable catalogue covers" in old.reason

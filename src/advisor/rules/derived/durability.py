@@ -38,3 +38,13 @@ def durability_summary(v: FactView) -> Any:
     if not isinstance(dw, Unknown):
         parts.append(f"innodb_doublewrite={dw}")
     return ", ".join(parts)
+
+
+@FACTS.define("commit_loss_window_s", "How many seconds of committed transactions InnoDB can lose on an OS crash: "
+              "innodb_flush_log_at_timeout (1 s by default) when innodb_flush_log_at_trx_commit is 0 or 2, 1 s on "
+              "servers without that variable (before MySQL 5.6.6 InnoDB flushed once a second); unknown with "
+              "trx_commit = 1, where InnoDB itself loses no commit.", unit="seconds")
+def commit_loss_window_s(v: FactView) -> Any:
+    if int(v.need_num("var.innodb_flush_log_at_trx_commit")) == 1:
+        return Unknown("innodb_flush_log_at_trx_commit is 1: InnoDB flushes its log at each commit")
+    return v.num_or("var.innodb_flush_log_at_timeout", 1)

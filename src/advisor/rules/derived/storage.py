@@ -43,6 +43,22 @@ def datadir_flash(v: FactView) -> Any:
     return c in FLASH_CLASSES
 
 
+@FACTS.define("datadir_device_class_text", "host.datadir.device_class in words ('a SATA/SAS SSD', 'a datacenter NVMe "
+              "drive with power-loss protection', ...), for messages.")
+def datadir_device_class_text(v: FactView) -> Any:
+    c = v.need("host.datadir.device_class")
+    return CLASS_TEXT.get(str(c), str(c))
+
+
+@FACTS.define("innodb_flush_method_shown", "innodb_flush_method for a message: the value, or for the empty value and "
+              "NULL that MySQL 5.x and MariaDB print by default, what they mean ('empty (which means fsync)').")
+def innodb_flush_method_shown(v: FactView) -> Any:
+    m = str(v.need("var.innodb_flush_method")).strip()
+    if m == "" or m.upper() == "NULL":
+        return f"{'empty' if m == '' else 'NULL'} (which means fsync)"
+    return m
+
+
 def _redo_storage(v: FactView) -> Any:
     h = v.snapshot.host
     if h is None:

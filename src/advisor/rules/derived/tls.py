@@ -43,12 +43,19 @@ def tls_session_share(v: FactView) -> Any:
     return min(1.0, acc / conns)
 
 
+# Share of connections since start that must have used TLS before the clients count as using it: a few
+# TLS handshakes among thousands of connections (a monitoring agent, an admin) say nothing about the
+# clients that make the load (issue 14 §2.6: 4 of 3,253 connections on a Percona 8.0.32 server).
+TLS_SHARE_THRESHOLD = 0.1
+
+
 @FACTS.define("tls_in_use", "Whether client connections are encrypted: the advisor's own connection negotiated TLS "
-              "with the client default, or other sessions use it.")
+              "with the client default, or at least a tenth of the connections since start (or of the sessions) "
+              "did; a few TLS handshakes among many plain connections do not count.")
 def tls_in_use(v: FactView) -> Any:
     if v.get("derived.own_connection_tls") is True:
         return True
-    return v.need("derived.tls_session_share") > 0
+    return v.need("derived.tls_session_share") >= TLS_SHARE_THRESHOLD
 
 
 @FACTS.define("tls_query_latency_ratio", "How many times as long a trivial query takes over TLS as over a plain "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from advisor.knowledge.catalogue import CATALOGUE_VERSIONS_TEXT, catalogue_covers
 from advisor.rules.derived.common import default_inputs
 from advisor.rules.facts import FactSet, FactView, Unknown
 from advisor.versions import Version
@@ -94,10 +95,26 @@ def _deprecated_in_use(v: FactView) -> list[str]:
             if spec.renamed and spec.replaced_by[0] in variables:
                 continue  # the old name printed beside the new one: not a setting anyone can attribute to it
             if v.catalogue.is_default(name, value, v.flavor, v.version, **ctx) is False:
-                repl = f", use {'/'.join(spec.replaced_by)}" if spec.replaced_by else ""
-                out.append(f"{name}={value} ({spec.deprecation}{repl})")
+                there = [r for r in spec.replaced_by if v.catalogue.exists_on(r, v.flavor, v.version) is not False]
+                repl = f", use {'/'.join(there)}" if there else ""  # a replacement this flavor has
+                gone = f", removed in {v.flavor} {spec.removed_in}" if spec.removed_in else ""
+                out.append(f"{name}={value} ({spec.deprecation}{gone}{repl}{_legacy_redo_effect(v, name)})")
         return out
     return v.memo("_deprecated_in_use", find)
+
+
+def _legacy_redo_effect(v: FactView, name: str) -> str:
+    """For innodb_log_file_size / innodb_log_files_in_group on MySQL/Percona ≥ 8.0.30: whether the setting
+    still sizes the redo log (innodb_redo_log_capacity not set) or is ignored (the capacity is set)."""
+    if name not in ("innodb_log_file_size", "innodb_log_files_in_group") or v.flavor not in ("mysql", "percona") \
+            or v.version < Version(8, 0, 30):
+        return ""
+    by = v.get("derived.redo_sized_by")
+    if isinstance(by, Unknown):
+        return ""
+    if by.startswith("innodb_redo_log_capacity"):
+        return "; it has no effect here: innodb_redo_log_capacity is set and sizes the redo log"
+    return "; still in effect: innodb_redo_log_capacity is not set, so it sizes the redo log"
 
 
 @FACTS.define("deprecated_settings", "Variables set away from their default although the catalogue marks them "
@@ -114,3 +131,28 @@ def deprecated_settings_count(v: FactView) -> Any:
     if not v.variables():
         return Unknown("no server variables were collected")
     return len(_deprecated_in_use(v))
+
+
+@FACTS.define("catalogue_covers_target", "Whether the variable catalogue's defaults were researched for the target's "
+              "flavor and release (advisor.knowledge.catalogue.CATALOGUE_VERSIONS); outside, no default is judged.")
+def catalogue_covers_target(v: FactView) -> Any:
+    return catalogue_covers(v.flavor, v.version)
+
+
+@FACTS.define("catalogue_versions", "The releases the variable catalogue covers for the target's flavor, in words "
+              "('MySQL 5.7 to 8.4').")
+def catalogue_versions(v: FactView) -> Any:
+    text = CATALOGUE_VERSIONS_TEXT.get(v.flavor)
+    return text if text is not None else Unknown(f"the catalogue has no version window for {v.flavor}")
+
+
+@FACTS.define("innodb_thread_concurrency_default", "innodb_thread_concurrency's default on this release, from the "
+              "variable catalogue; unknown outside the releases it covers.", unit="count")
+def innodb_thread_concurrency_default(v: FactView) -> Any:
+    d = v.catalogue.default_for("innodb_thread_concurrency", v.flavor, v.version)
+    if d is None:
+        why = ("is outside the releases the variable catalogue covers" if not catalogue_covers(v.flavor, v.version)
+               else "has no recorded default for it")
+        return Unknown(f"{v.flavor} {v.version} {why}, so whether innodb_thread_concurrency "
+                       f"{v.get('var.innodb_thread_concurrency')} is its default is not known")
+    return int(d)
