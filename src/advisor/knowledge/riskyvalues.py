@@ -41,6 +41,8 @@ def _load(text: str) -> dict[str, list[Any]]:
 def validate(text: str, catalogue: Any) -> dict[str, list[Any]]:
     """The entries of a risky.toml text, validated against the schema and the catalogue: the
     variable exists there, values are in its unit, flavors are ones it covers. Raises ValueError."""
+    from advisor.knowledge.values import normalise
+
     out = _load(text)
     for name, entries in out.items():
         var = catalogue.get(name)
@@ -52,6 +54,14 @@ def validate(text: str, catalogue: Any) -> dict[str, list[Any]]:
                 r.check_unit(var.unit, enum)
             except ValueError as e:
                 raise ValueError(f"advisor/knowledge/risky.toml: [[{name}]] {r.id}: {e}") from None
+            for other, want in r.only_if.items():
+                ovar = catalogue.get(other)
+                if ovar is None:
+                    raise ValueError(f"advisor/knowledge/risky.toml: [[{name}]] {r.id}: only_if names {other}, "
+                                     "which is not in the variable catalogue")
+                if normalise(want, ovar.unit) is None:
+                    raise ValueError(f"advisor/knowledge/risky.toml: [[{name}]] {r.id}: only_if {other} = {want!r} "
+                                     f"is not a {ovar.unit} value")
             stray = set(r.flavors) - set(var.covered)
             if stray:
                 raise ValueError(f"advisor/knowledge/risky.toml: [[{name}]] {r.id}: the catalogue does not cover "

@@ -96,6 +96,10 @@ class RiskyValue(StrictModel):
     recommend: Optional[Scalar] = Field(None, description="the value the fix sets, when there is one")
     sources: list[str] = Field(min_length=1)
     flavors: dict[FlavorName, str] = Field(default_factory=dict)
+    only_if: dict[str, Scalar] = Field(default_factory=dict, description="other variables and the values they must "
+                                       "have for the entry to apply (log_bin = 'ON'): otherwise not_applicable")
+    category: Optional[str] = Field(None, description="the generated rule's category (advisor.rules.schema.CATEGORIES); "
+                                    "absent: it follows from the variable's name (advisor.rules.risky)")
     default_is_risky: bool = Field(False, description="the compiled-in default is itself in the risky set on some "
                                    "flavor/version the entry applies to (a test keeps this honest)")
 

@@ -168,6 +168,10 @@ def _applicability(rule: Rule, view: FactView) -> Optional[Outcome]:
                        f"applies to {', '.join(spec.applies_to.flavors)}; the target is {t.flavor} {t.version}")
     if not rng.contains(view.version):
         return Outcome(spec.id, "not_applicable", f"applies to {t.flavor} {rng}; the target is {t.flavor} {t.version}")
+    if rule.variable is not None:
+        absent = _variable_absent(rule.variable, view)
+        if absent:
+            return Outcome(spec.id, "not_applicable", absent)
     if rule.applies_when is not None:
         r, why = eval_condition(rule.applies_when, view)
         if r is False:
@@ -175,6 +179,19 @@ def _applicability(rule: Rule, view: FactView) -> Optional[Outcome]:
         if r is None:
             return Outcome(spec.id, "unknown", f"cannot tell whether it applies: {why}")
     return None
+
+
+def _variable_absent(name: str, view: FactView) -> str:
+    """Why a generated rule's variable is not there to judge: the catalogue says it does not exist on the
+    target, or the catalogue does not know it there and the server shows no such variable ('' otherwise)."""
+    cat = view.catalogue
+    exists = None if cat is None else cat.exists_on(name, view.flavor, view.version)
+    if exists is False and cat is not None:
+        return cat.check_setting(name, "", view.flavor, view.version)[0]
+    if exists is None and isinstance(view.get(f"var.{name}"), Unknown):
+        return (f"the server shows no variable {name} and the variable catalogue does not know it on "
+                f"{view.flavor} {view.version}")
+    return ""
 
 
 def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
@@ -282,9 +299,18 @@ def evaluate(snapshot: Snapshot, rules: Iterable[Rule], purpose: str = "producti
     view = fact_view(snapshot, purpose, catalogue)
     skip = set(ignore)
     out: list[Outcome] = []
+    fired: set[str] = set()  # rules with a finding, for the generated rules that defer to them
     for rule in rules:
         if rule.id in skip or skip.intersection(rule.spec.aliases):
             out.append(Outcome(rule.id, "not_applicable", "ignored (--ignore)"))
             continue
-        out.append(evaluate_rule(rule, view))
+        o = evaluate_rule(rule, view)
+        if o.finding is not None and rule.defers_to:
+            first = next((d for d in rule.defers_to if d in fired), None)
+            if first is not None:
+                o = Outcome(rule.id, "not_applicable", f"{rule.variable} = {view.get('var.' + str(rule.variable))} "
+                            f"is already reported by rule {first}")
+        elif o.finding is not None:
+            fired.add(rule.id)
+        out.append(o)
     return out
