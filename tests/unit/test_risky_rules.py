@@ -51,9 +51,10 @@ def test_examples_come_from_the_entry(rule):
     assert R.matches(entry, fire.facts[f"var.{name}"], VARIABLES.unit(name)) is True
     assert quiet.expect == "passed"
     flavor, version = quiet.target.split()
-    if not entry.default_is_risky:  # the quiet case is the target's own default
-        assert quiet.name == f"default-{flavor}"
+    if quiet.name == f"default-{flavor}":  # the quiet case is the target's own default
         assert K.is_default(name, quiet.facts[f"var.{name}"], flavor, version) is True
+    else:  # no known default outside the risky set where the entry applies: the recommended value
+        assert quiet.name == "recommended" and R.matches(entry, entry.recommend, VARIABLES.unit(name)) is False
     for ex in rule.spec.examples[2:]:
         flavor, version = ex.target.split()
         assert ex.expect == "not_applicable" and K.exists_on(name, flavor, version) is False

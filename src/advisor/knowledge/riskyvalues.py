@@ -114,24 +114,8 @@ def matches(entry: Any, value: Any, unit: str) -> Optional[bool]:
 
 
 def firing_example(entry: Any, unit: str, enum: Optional[list[str]] = None) -> Optional[Any]:
-    """A value the entry must report, derived from the entry itself (None when it cannot say)."""
-    from advisor.knowledge.values import NUMERIC, normalise
+    """A value the entry must report, derived from the entry itself (None when it cannot say); the
+    generated rules' firing examples use the same derivation (advisor.rules.risky.firing_value)."""
+    from advisor.rules.risky import firing_value
 
-    ops = operands(entry)
-    if entry.op in ("eq", "ge", "le", "in", "between"):
-        return ops[0]
-    if entry.op in ("gt", "lt"):
-        n = normalise(ops[0], unit)
-        if n is None:
-            return None
-        step = 1 if unit != "float" else 0.5
-        x = n + step if entry.op == "gt" else n - step
-        return int(x) if unit in NUMERIC and unit != "float" and float(x).is_integer() else x
-    # ne / not_in: any other value of the domain
-    domain: list[Any] = list(enum or [])
-    if unit == "bool":
-        domain = ["ON", "OFF"]
-    for cand in ([entry.recommend] if entry.recommend is not None else []) + domain:
-        if matches(entry, cand, unit):
-            return cand
-    return None
+    return firing_value(entry, unit, enum)

@@ -55,10 +55,15 @@ _CATEGORY_BY_NAME: tuple[tuple[str, str], ...] = (
     ("aria_", "engine"), ("delay_key", "engine"), ("concurrent_insert", "engine"), ("net_", "network"),
     ("max_allowed_packet", "limits"), ("max_", "limits"), ("open_files", "limits"), ("table_", "limits"),
     ("wait_timeout", "limits"), ("interactive_timeout", "limits"), ("connect_timeout", "limits"),
-    ("_buffer_size", "memory"), ("tmp_table", "memory"), ("heap_table", "memory"),
+    ("replicate_", "replication"), ("auto_increment", "replication"), ("key_cache", "engine"),
+    ("back_log", "concurrency"), ("group_concat", "limits"), ("open_files", "limits"), ("wsrep_", "replication"),
+    ("foreign_key", "correctness"), ("unique_checks", "correctness"), ("explicit_defaults", "correctness"),
+    ("default_storage_engine", "engine"), ("low_priority", "engine"), ("big_tables", "memory"), ("flush", "storage"),
+    ("core_file", "logging"), ("userstat", "instrumentation"), ("thread_stack", "memory"),
+    ("temptable", "memory"), ("_buffer_size", "memory"), ("tmp_table", "memory"), ("heap_table", "memory"), ("_timeout", "limits"),
 )
 
-_PREFERRED = ("mysql", "mariadb", "percona", "tidb")
+_PREFERRED = ("mysql", "mariadb", "percona")  # TiDB accepts most of these variables without effect: by `flavors` only
 # The releases an example is set on first (the ones most servers run), then the other known releases.
 _FIRST = {"mysql": ("8.0.36", "8.4.3", "5.7.44"), "mariadb": ("10.11.10",), "percona": ("8.0.36",), "tidb": ("7.5.1",)}
 
@@ -101,7 +106,8 @@ def phrase(entry: Any, unit: str) -> str:
     return {"eq": f"set to {ops[0]}", "ne": f"other than {ops[0]}", "lt": f"below {ops[0]}",
             "le": f"at {ops[0]} or less", "gt": f"above {ops[0]}", "ge": f"at {ops[0]} or more",
             "in": "set to " + " or ".join(ops), "not_in": "other than " + " and ".join(ops),
-            "between": f"from {ops[0]} to {ops[-1]}"}[entry.op]
+            "between": f"from {ops[0]} to {ops[-1]}", "has": "including " + " or ".join(ops),
+            "lacks": "without " + " or ".join(ops)}[entry.op]
 
 
 def _literal(x: Any, unit: str) -> Any:
@@ -114,6 +120,12 @@ def _literal(x: Any, unit: str) -> Any:
 
 
 def condition(name: str, entry: Any, unit: str) -> dict[str, Any]:
+    if entry.op in ("has", "lacks"):  # members of a comma-separated set, as SHOW VARIABLES prints it
+        import re
+
+        members = "|".join(re.escape(str(x)) for x in _operands(entry))
+        leaf = {"fact": f"var.{name}", "op": "matches", "value": rf"(^|,)\s*({members})\s*(,|$)"}
+        return leaf if entry.op == "has" else {"not": leaf}
     ops = [_literal(x, unit) for x in _operands(entry)]
     leaf: dict[str, Any] = {"fact": f"var.{name}", "op": entry.op}
     if entry.op in ("in", "not_in", "between"):
@@ -127,8 +139,12 @@ def firing_value(entry: Any, unit: str, enum: Optional[list[str]]) -> Optional[A
     """A value in the risky set (the entry's first operand, or one step past a strict bound, or for
     ne / not_in the recommended value or another member of the domain)."""
     ops = _operands(entry)
-    if entry.op in ("eq", "ge", "le", "in", "between"):
+    if getattr(entry, "example", None) is not None:
+        return entry.example if compare(entry.op, entry.example, ops, unit) else None
+    if entry.op in ("eq", "ge", "le", "in", "between", "has"):
         return ops[0]
+    if entry.op == "lacks":
+        return ""
     if entry.op in ("gt", "lt"):
         n = normalise(ops[0], unit)
         if n is None:
