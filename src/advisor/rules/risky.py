@@ -60,7 +60,8 @@ _CATEGORY_BY_NAME: tuple[tuple[str, str], ...] = (
     ("foreign_key", "correctness"), ("unique_checks", "correctness"), ("explicit_defaults", "correctness"),
     ("default_storage_engine", "engine"), ("low_priority", "engine"), ("big_tables", "memory"), ("flush", "storage"),
     ("core_file", "logging"), ("userstat", "instrumentation"), ("thread_stack", "memory"),
-    ("temptable", "memory"), ("_buffer_size", "memory"), ("tmp_table", "memory"), ("heap_table", "memory"), ("_timeout", "limits"),
+    ("temptable", "memory"), ("join_buffer", "memory"), ("_alloc_block_size", "memory"), ("_prealloc_size", "memory"),
+    ("_buffer_size", "memory"), ("tmp_table", "memory"), ("heap_table", "memory"), ("_timeout", "limits"),
 )
 
 _PREFERRED = ("mysql", "mariadb", "percona")  # TiDB accepts most of these variables without effect: by `flavors` only
