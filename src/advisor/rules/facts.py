@@ -414,6 +414,7 @@ FILTERS: dict[str, Callable[[Any], str]] = {
     "mbytes": lambda v: f"{float(v):.1f} MB/s",
     "onoff": lambda v: "ON" if parse_bool(v) else "OFF",
     "x": lambda v: f"{float(v):.1f}×",
+    "quoted": lambda v: f"'{v}'" if str(v) != "" else "empty",  # a string setting: 'MyISAM', or empty
     "raw": str,
 }
 

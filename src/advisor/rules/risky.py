@@ -95,10 +95,22 @@ def _operands(entry: Any) -> list[Any]:
     return list(entry.values) if entry.values is not None else [entry.value]
 
 
+_TIME = {"seconds": "s", "milliseconds": "ms", "microseconds": "µs"}
+
+
 def _shown(x: Any, unit: str) -> str:
+    """An operand in words: ON/OFF, sizes from 1 KiB in binary units, 'empty' for ''."""
     if unit == "bool":
         return "ON" if normalise(x, "bool") else "OFF"
-    return str(x)
+    if unit == "bytes":
+        n = normalise(x, "bytes")
+        if n is not None and n >= 1024:
+            from advisor.units import format_size
+
+            return format_size(n)
+    if unit in _TIME:
+        return f"{x} {_TIME[unit]}"
+    return "empty" if str(x) == "" else str(x)
 
 
 def phrase(entry: Any, unit: str) -> str:
@@ -151,7 +163,10 @@ def firing_value(entry: Any, unit: str, enum: Optional[list[str]]) -> Optional[A
         if n is None:
             return None
         step = 0.5 if unit == "float" or not float(n).is_integer() else 1
-        x = n + step if entry.op == "gt" else n - step
+        if unit == "bytes" and n >= 2048:  # a size that reads as past the bound: half or twice it
+            x = n * 2 if entry.op == "gt" else n // 2
+        else:
+            x = n + step if entry.op == "gt" else n - step
         return int(x) if float(x).is_integer() else x
     domain: list[Any] = ["ON", "OFF"] if unit == "bool" else list(enum or [])
     for cand in domain:
@@ -232,8 +247,17 @@ def _example_value(x: Any, unit: str) -> Any:
     return x
 
 
+def _risky_set(entry: Any, unit: str) -> str:
+    """' (at 32M or more)' after the value, where the value alone does not say which set it is in."""
+    return "" if entry.op in ("eq", "in") else f" ({phrase(entry, unit)})"
+
+
 def _value_text(name: str, unit: str) -> str:
-    return f"{{var.{name}|size}}" if unit == "bytes" else f"{{var.{name}}}"
+    if unit == "bytes":
+        return f"{{var.{name}|size}}"
+    if unit in _TIME:
+        return f"{{var.{name}}} {_TIME[unit]}"
+    return f"{{var.{name}|quoted}}" if unit in ("string", "set") else f"{{var.{name}}}"
 
 
 def rule_for(name: str, entry: Any, variables: VariableCatalogue) -> Rule:
@@ -253,7 +277,7 @@ def rule_for(name: str, entry: Any, variables: VariableCatalogue) -> Rule:
         "id": rule_id(name, entry.id), "title": f"{name} {phrase(entry, unit)}", "category": category_of(name, entry),
         "severity": entry.severity, "aliases": [f"{name}.{entry.id}"], "variables": [name],
         "rationale": f"{entry.why} {JUDGED_ALONE}",
-        "message": f"{name} is {_value_text(name, unit)} ({phrase(entry, unit)}). {entry.why} Judged from the "
+        "message": f"{name} is {_value_text(name, unit)}{_risky_set(entry, unit)}. {entry.why} Judged from the "
                    "configuration alone: no workload evidence was needed.",
         "fix": entry.fix, "references": list(entry.sources),
         "applies_to": {"purpose": list(entry.purposes), "flavors": flavors},
