@@ -55,6 +55,9 @@ def test_examples_come_from_the_entry(rule):
         assert K.is_default(name, quiet.facts[f"var.{name}"], flavor, version) is True
     else:  # no known default outside the risky set where the entry applies: the recommended value
         assert quiet.name == "recommended" and R.matches(entry, entry.recommend, VARIABLES.unit(name)) is False
+    flavor, version = fire.target.split()
+    problems = VARIABLES.check_setting(name, fire.facts[f"var.{name}"], flavor, version)
+    assert not problems, f"the risky value is one the server would not take, so the entry can never fire: {problems}"
     for ex in rule.spec.examples[2:]:
         flavor, version = ex.target.split()
         assert ex.expect == "not_applicable" and K.exists_on(name, flavor, version) is False
