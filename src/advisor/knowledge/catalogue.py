@@ -136,6 +136,9 @@ class VariableCatalogue:
         return self._entries.get(name.lower())
 
     def unit(self, name: str) -> Optional[str]:
+        fast = getattr(self._entries, "unit_of", None)  # the merged catalogue answers without merging the entry
+        if fast is not None:
+            return fast(name.lower())
         var = self.get(name)
         return None if var is None else var.unit
 

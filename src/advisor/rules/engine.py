@@ -181,14 +181,25 @@ def _applicability(rule: Rule, view: FactView) -> Optional[Outcome]:
     return None
 
 
+def _shown_variables(view: FactView) -> frozenset[str]:
+    """The lower-case names of the variables the snapshot shows, computed once per view."""
+    got: Optional[frozenset[str]] = getattr(view, "_shown_variables", None)
+    if got is None:
+        got = frozenset(k.lower() for k in view.snapshot.server.variables)
+        setattr(view, "_shown_variables", got)
+    return got
+
+
 def _variable_absent(name: str, view: FactView) -> str:
     """Why a generated rule's variable is not there to judge: the catalogue says it does not exist on the
     target, or the catalogue does not know it there and the server shows no such variable ('' otherwise)."""
+    if name in _shown_variables(view):
+        return ""  # the server shows it: it exists, whatever the catalogue says
     cat = view.catalogue
     exists = None if cat is None else cat.exists_on(name, view.flavor, view.version)
     if exists is False and cat is not None:
         return cat.check_setting(name, "", view.flavor, view.version)[0]
-    if exists is None and isinstance(view.get(f"var.{name}"), Unknown):
+    if exists is None:
         return (f"the server shows no variable {name} and the variable catalogue does not know it on "
                 f"{view.flavor} {view.version}")
     return ""
@@ -250,7 +261,7 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
     if any(p.startswith("rate.") for p in evidence):
         evidence["rate_basis"] = view.rate_basis()
 
-    present = {k.lower() for k in view.snapshot.server.variables}
+    present = _shown_variables(view)
     variables = [x for x in spec.variables if x.lower() in present or x in recommendation]
     variables += [k for k in recommendation if k not in variables]
 
