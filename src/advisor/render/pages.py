@@ -74,6 +74,13 @@ def rule_page(rule: Rule, catalogue: VariableCatalogue) -> str:
     out.append("- flavors: " + ", ".join(f"{k} {v}" for k, v in s.applies_to.flavors.items()))
     if rule.applies_when is not None:
         out += ["- only when:", textwrap.indent(describe(rule.applies_when), "  ")]
+    if rule.variable is not None:
+        out.append(f"- only where `{rule.variable}` exists: not applicable on a release the variable catalogue "
+                   "says lacks it (the Variables section above lists where it exists)")
+    if rule.defers_to:
+        out.append("- a hand-written rule about the same variable reports first: when "
+                   + ", ".join(f"[{d}]({d}.md)" for d in rule.defers_to)
+                   + " fired, this rule is not applicable (one finding per setting)")
     out += ["", "## References", ""]
     out += [f"- <{r}>" for r in s.references]
     return "\n".join(out).rstrip() + "\n"
