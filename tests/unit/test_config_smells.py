@@ -30,7 +30,7 @@ SMELLS = [
     ("mysql 8.0.36", "key_buffer_size", "4G"), ("mariadb 10.11.19", "key_buffer_size", "4G"),
     ("mysql 8.0.36", "thread_cache_size", "0"), ("mariadb 10.11.19", "thread_cache_size", "0"),
     ("mysql 8.0.36", "innodb_flush_method", "nosync"), ("mariadb 10.11.19", "innodb_checksum_algorithm", "none"),
-    ("mysql 8.0.36", "thread_stack", "128K"), ("mariadb 10.11.19", "table_open_cache", "64"),
+    ("mysql 8.0.36", "thread_stack", "128K"), ("mariadb 10.11.19", "foreign_key_checks", "OFF"),
 ]
 
 
