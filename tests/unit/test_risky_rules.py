@@ -121,3 +121,50 @@ def test_explain_by_id_and_by_alias(name):
     p = subprocess.run([sys.executable, "-m", "advisor", "explain", name], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout == all_pages(CATALOGUE)["rules/risky-sort-buffer-size-oversized.md"]
+
+
+FIXTURES = {"mysql 8.0.36": "mysql-8.0.36", "mysql 5.7.44": "mysql-5.7", "mysql 8.4.3": "mysql-8.4",
+            "mariadb 10.11.10": "mariadb-10.11", "percona 8.0.36": "percona-8.0"}
+# A generated rule may fire while a hand-written rule about the same variable passes only where the two
+# judge different problems (too short against too long, too small against too large, ...).
+ALONGSIDE = {
+    ("risky-connect-timeout-short", "connect-timeout-long"),
+    ("risky-max-allowed-packet-huge", "max-allowed-packet-small"),
+    ("risky-innodb-autoinc-lock-mode-traditional", "autoinc-interleaved-with-statement-binlog"),
+    ("risky-innodb-flush-method-no-sync", "flush-method-fsync"),
+    ("risky-log-warnings-silent", "error-log-warnings-suppressed"),
+    ("risky-max-connections-too-few", "max-connections-near-limit"),
+    ("risky-max-connections-very-many", "max-connections-near-limit"),
+    ("risky-max-connections-too-few", "connections-refused-at-limit"),  # a limit of 10 is a smell before any refusal
+    ("risky-max-connections-very-many", "connections-refused-at-limit"),
+    ("risky-max-heap-table-size-oversized", "tmp-table-size-oversized"),
+}
+
+
+def _recorded(target: str) -> dict:
+    import json
+    from pathlib import Path
+
+    d = Path(__file__).resolve().parents[1] / "fixtures" / "flavors" / FIXTURES[target]
+    var = json.loads((d / "variables.json").read_text(encoding="utf-8"))
+    status = json.loads((d / "status.json").read_text(encoding="utf-8"))
+    return {**{f"var.{k}": v for k, v in var.items()}, **{f"status.{k}": v for k, v in status.items()}}
+
+
+SUBJECT = [(g, h) for g in MADE for h in HAND if g.spec.examples[0].target in FIXTURES
+           and h.spec.variables and h.spec.variables[0].lower() == g.variable]
+
+
+@pytest.mark.parametrize("made,hand", SUBJECT, ids=[f"{g.id}:{h.id}" for g, h in SUBJECT])
+def test_no_entry_contradicts_the_hand_written_rule_about_its_variable(made, hand):
+    """On a recorded server of the entry's flavor with the risky value set, the entry does not fire where
+    the hand-written rule whose subject is the same variable looked and passed, unless they judge
+    different problems (ALONGSIDE)."""
+    from advisor.rules.schema import Example
+
+    ex = made.spec.examples[0]
+    snap = example_snapshot(Example(name="recorded", expect="fired", target=ex.target, purpose=ex.purpose,
+                                    facts={**_recorded(ex.target), **ex.facts}))
+    out = {o.rule: o for o in evaluate(snap, CATALOGUE.rules, ex.purpose, catalogue=VARIABLES)}
+    if out[made.id].status == "fired" and out[hand.id].status == "passed":
+        assert (made.id, hand.id) in ALONGSIDE, f"{hand.id} passed ({out[hand.id].reason}) but {made.id} fired"
