@@ -75,16 +75,20 @@ def test_default_stays_quiet_unless_declared_risky(entry):
             risky_defaults.append(f"{fl} {ver}: {d}")
         else:
             quiet += 1
+    recommended_quiet = e.recommend is not None and R.matches(e, e.recommend, unit) is False
     if e.default_is_risky:
         assert risky_defaults, f"{name}.{e.id} says default_is_risky but no default it applies to matches"
+        assert quiet or recommended_quiet, f"{name}.{e.id}: neither a default nor `recommend` shows the quiet case"
+    elif e.only_if:  # applies only with other settings (encryption on): the default may be the risky value
+        assert quiet or recommended_quiet, f"{name}.{e.id}: neither a default nor `recommend` shows the quiet case"
     else:
         assert not risky_defaults, f"{name}.{e.id}: the default is risky on {risky_defaults}; say default_is_risky"
-        assert quiet, f"{name}.{e.id}: no known default to show the quiet case"
+        assert quiet or recommended_quiet, f"{name}.{e.id}: no known default and no `recommend` to show the quiet case"
 
 
 def test_applies_by_flavor_version_and_purpose():
-    assert K.risky("sort_buffer_size", "mysql", "5.7.44")
-    assert not K.risky("sort_buffer_size", "mysql", "8.0.36")  # 8.0.12+ allocates incrementally
+    assert {e.id for e in K.risky("sort_buffer_size", "mysql", "5.7.44")} == {"oversized"}
+    assert {e.id for e in K.risky("sort_buffer_size", "mysql", "8.0.36")} == {"huge"}  # 8.0.12+ allocates incrementally
     assert K.risky("sort_buffer_size", "mariadb", "10.11.19")
     ids = {e.id for e in K.risky("innodb_flush_log_at_trx_commit", "mysql", "8.0.36", "production")}
     assert ids == {"no-flush-at-commit", "os-buffered-commit"}

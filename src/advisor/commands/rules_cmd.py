@@ -34,13 +34,15 @@ def list_rules(
     if fmt == ListFormat.json:
         items = [{"id": r.id, "title": r.spec.title, "severity": r.spec.severity, "category": r.spec.category,
                   "aliases": r.spec.aliases, "purpose": r.spec.applies_to.purpose, "flavors": r.spec.applies_to.flavors,
-                  "references": r.spec.references, "examples": len(r.spec.examples), "file": r.path} for r in loaded]
+                  "references": r.spec.references, "examples": len(r.spec.examples), "file": r.path,
+                  "generated": r.id in catalogue.generated} for r in loaded]
         write_output(json.dumps({"rules": items}, indent=2) + "\n", None)
         return
     width = max((len(r.id) for r in loaded), default=10)
     lines = [f"{'ID':<{width}}  {'SEVERITY':<8} {'CATEGORY':<12} TITLE"]
     lines += [f"{r.id:<{width}}  {r.spec.severity:<8} {r.spec.category:<12} {r.spec.title}" for r in loaded]
-    write_output("\n".join(lines) + f"\n{len(loaded)} rules\n", None)
+    made = f" ({len(catalogue.generated)} generated from risky values)" if catalogue.generated else ""
+    write_output("\n".join(lines) + f"\n{len(loaded)} rules{made}\n", None)
 
 
 @rules_app.command("lint")

@@ -40,6 +40,7 @@ numbers); a name the catalogue does not know has no unit (None) and must not be 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -121,7 +122,26 @@ def default_catalogue() -> VariableCatalogue:
 
 @lru_cache(maxsize=1)
 def _default() -> VariableCatalogue:
-    return VariableCatalogue(catalogue())
+    return VariableCatalogue(catalogue(), risky=_LazyRisky())
+
+
+class _LazyRisky(Mapping[str, Any]):
+    """risky.toml's entries (advisor.knowledge.riskyvalues.entries), read on first use: an audit whose
+    generated rules come from the rule cache never reads them."""
+
+    def _data(self) -> Mapping[str, Any]:
+        from advisor.knowledge.riskyvalues import entries
+
+        return entries()
+
+    def __getitem__(self, name: str) -> Any:
+        return self._data()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data())
+
+    def __len__(self) -> int:
+        return len(self._data())
 
 
 # The module-level API below answers from the bundled catalogue; code that evaluates rules is handed

@@ -9,6 +9,7 @@ with its cache: advisor.knowledge.merged.Catalogue); this module reads no file.
     cat.check_setting(name, value, flavor, version) -> list of problems ([] = fine)
     cat.is_default(name, value, flavor, version, **inputs) -> True | False | None
     cat.unit(name)                            -> 'bytes' | 'count' | ... | None (not catalogued)
+    cat.risky_entries()                       -> {name: [risky-values entries]} (handed in; {} by default)
 
 `version` is an advisor.versions.Version or a string ("8.0.36", "10.11.6-MariaDB").
 """
@@ -126,8 +127,9 @@ def _int_if_whole(x: Optional[float]) -> Optional[float]:
 class VariableCatalogue:
     """Queries over the catalogue's entries (name -> entry with unit, scope, versions, ...)."""
 
-    def __init__(self, entries: Mapping[str, Any]):
+    def __init__(self, entries: Mapping[str, Any], risky: Optional[Mapping[str, Any]] = None):
         self._entries = entries  # a Mapping; the merged catalogue merges an entry on its first lookup
+        self._risky: Mapping[str, Any] = risky if risky is not None else {}  # name -> risky-values entries
         self._ranges: dict[str, VersionRange] = {}
         self._found: dict[tuple[str, str, Version], Any] = {}
         self._specs: dict[tuple[str, str, Version], Optional[VarSpec]] = {}
@@ -144,6 +146,11 @@ class VariableCatalogue:
     def entries(self) -> Mapping[str, Any]:
         return self._entries
 
+    def risky_entries(self) -> Mapping[str, Any]:
+        """name -> the variable's risky-values entries (advisor.knowledge.schema.RiskyValue shape; the
+        bundled catalogue reads them from risky.toml on first use)."""
+        return self._risky
+
     def curated_names(self) -> list[str]:
         """The hand-curated names (all of them when the entries are not a merged catalogue)."""
         curated = getattr(self._entries, "curated_names", None)
@@ -154,6 +161,9 @@ class VariableCatalogue:
         return self._entries.get(name.lower())
 
     def unit(self, name: str) -> Optional[str]:
+        fast = getattr(self._entries, "unit_of", None)  # the merged catalogue answers without merging the entry
+        if fast is not None:
+            return fast(name.lower())
         var = self.get(name)
         return None if var is None else var.unit
 

@@ -115,6 +115,20 @@ class Catalogue(Mapping[str, Any]):
         gen = any(name in f["variables"] for f in self._files)
         return {(True, False): "curated", (False, True): "generated", (True, True): "merged"}.get((cur, gen))
 
+    def unit_of(self, name: str) -> Optional[str]:
+        """The merged entry's unit without merging it (the curated entry's, else the first generated
+        file's, as _merge decides); None when the name is not catalogued."""
+        got = self._merged.get(name)
+        if got is not None:
+            return got.unit
+        cur = self._curated.get(name)
+        if cur is not None:
+            return cur.unit
+        for f in self._files:
+            if name in f["variables"]:
+                return expand(f, name).get("unit")
+        return None
+
     def curated_names(self) -> list[str]:
         return sorted(self._curated)
 

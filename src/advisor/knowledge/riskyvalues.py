@@ -41,6 +41,8 @@ def _load(text: str) -> dict[str, list[Any]]:
 def validate(text: str, catalogue: Any) -> dict[str, list[Any]]:
     """The entries of a risky.toml text, validated against the schema and the catalogue: the
     variable exists there, values are in its unit, flavors are ones it covers. Raises ValueError."""
+    from advisor.knowledge.values import normalise
+
     out = _load(text)
     for name, entries in out.items():
         var = catalogue.get(name)
@@ -52,6 +54,14 @@ def validate(text: str, catalogue: Any) -> dict[str, list[Any]]:
                 r.check_unit(var.unit, enum)
             except ValueError as e:
                 raise ValueError(f"advisor/knowledge/risky.toml: [[{name}]] {r.id}: {e}") from None
+            for other, want in r.only_if.items():
+                ovar = catalogue.get(other)
+                if ovar is None:
+                    raise ValueError(f"advisor/knowledge/risky.toml: [[{name}]] {r.id}: only_if names {other}, "
+                                     "which is not in the variable catalogue")
+                if normalise(want, ovar.unit) is None:
+                    raise ValueError(f"advisor/knowledge/risky.toml: [[{name}]] {r.id}: only_if {other} = {want!r} "
+                                     f"is not a {ovar.unit} value")
             stray = set(r.flavors) - set(var.covered)
             if stray:
                 raise ValueError(f"advisor/knowledge/risky.toml: [[{name}]] {r.id}: the catalogue does not cover "
@@ -104,24 +114,8 @@ def matches(entry: Any, value: Any, unit: str) -> Optional[bool]:
 
 
 def firing_example(entry: Any, unit: str, enum: Optional[list[str]] = None) -> Optional[Any]:
-    """A value the entry must report, derived from the entry itself (None when it cannot say)."""
-    from advisor.knowledge.values import NUMERIC, normalise
+    """A value the entry must report, derived from the entry itself (None when it cannot say); the
+    generated rules' firing examples use the same derivation (advisor.rules.risky.firing_value)."""
+    from advisor.rules.risky import firing_value
 
-    ops = operands(entry)
-    if entry.op in ("eq", "ge", "le", "in", "between"):
-        return ops[0]
-    if entry.op in ("gt", "lt"):
-        n = normalise(ops[0], unit)
-        if n is None:
-            return None
-        step = 1 if unit != "float" else 0.5
-        x = n + step if entry.op == "gt" else n - step
-        return int(x) if unit in NUMERIC and unit != "float" and float(x).is_integer() else x
-    # ne / not_in: any other value of the domain
-    domain: list[Any] = list(enum or [])
-    if unit == "bool":
-        domain = ["ON", "OFF"]
-    for cand in ([entry.recommend] if entry.recommend is not None else []) + domain:
-        if matches(entry, cand, unit):
-            return cand
-    return None
+    return firing_value(entry, unit, enum)

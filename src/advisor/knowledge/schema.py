@@ -30,7 +30,7 @@ Unit = Literal["bytes", "count", "bool", "enum", "seconds", "milliseconds", "mic
 NUMERIC_UNITS = ("bytes", "count", "seconds", "milliseconds", "microseconds", "float")
 Severity = Literal["critical", "warning", "info"]  # the rule catalogue's severities
 Purpose = Literal["production", "benchmark"]
-RiskyOp = Literal["eq", "ne", "lt", "le", "gt", "ge", "in", "not_in", "between"]
+RiskyOp = Literal["eq", "ne", "lt", "le", "gt", "ge", "in", "not_in", "between", "has", "lacks"]
 Scope = Literal["global", "session", "both"]
 Scalar = Union[bool, int, float, str]
 
@@ -80,7 +80,8 @@ class RiskyValue(StrictModel):
 
     `op` and `value`/`values` say which settings are risky, in the variable's unit ("32M" for
     bytes, "OFF" for a boolean, an enum member for an enum): `ge 32M`, `eq 0`, `in [0, 2]`,
-    `between [1, 1023]`, `ne OFF`. `flavors` limits the entry to flavors and version ranges
+    `between [1, 1023]`, `ne OFF`; for a set (sql_mode, tls_version) `has [A, B]` (any member present)
+    and `lacks [A, B]` (none present). `flavors` limits the entry to flavors and version ranges
     (absent: every flavor and version where the variable exists). The entry is data: the generic
     rule family evaluates it (RiskyValue.matches gives the comparison, pure); its page and its
     examples (a risky value fires, the default stays quiet) come from the entry itself."""
@@ -94,8 +95,14 @@ class RiskyValue(StrictModel):
     why: str = Field(min_length=20, description="one sentence: what goes wrong at these values")
     fix: str = Field(min_length=10, description="what to set instead, in words")
     recommend: Optional[Scalar] = Field(None, description="the value the fix sets, when there is one")
+    example: Optional[Scalar] = Field(None, description="a value in the risky set for the firing example, where the "
+                                      "op cannot give one (ne / not_in on a string)")
     sources: list[str] = Field(min_length=1)
     flavors: dict[FlavorName, str] = Field(default_factory=dict)
+    only_if: dict[str, Scalar] = Field(default_factory=dict, description="other variables and the values they must "
+                                       "have for the entry to apply (log_bin = 'ON'): otherwise not_applicable")
+    category: Optional[str] = Field(None, description="the generated rule's category (advisor.rules.schema.CATEGORIES); "
+                                    "absent: it follows from the variable's name (advisor.rules.risky)")
     default_is_risky: bool = Field(False, description="the compiled-in default is itself in the risky set on some "
                                    "flavor/version the entry applies to (a test keeps this honest)")
 
@@ -124,7 +131,7 @@ class RiskyValue(StrictModel):
 
     @model_validator(mode="after")
     def _operands(self) -> "RiskyValue":
-        if self.op in ("in", "not_in", "between"):
+        if self.op in ("in", "not_in", "between", "has", "lacks"):
             if self.values is None or self.value is not None:
                 raise ValueError(f"op {self.op} takes `values`, not `value`")
             if self.op == "between" and len(self.values) != 2:
@@ -144,6 +151,8 @@ class RiskyValue(StrictModel):
 
         if self.op in ("lt", "le", "gt", "ge", "between") and unit not in NUMERIC_UNITS:
             raise ValueError(f"op {self.op} compares numbers; the variable's unit is {unit}")
+        if self.op in ("has", "lacks") and unit != "set":
+            raise ValueError(f"op {self.op} tests the members of a set; the variable's unit is {unit}")
         for x in self.operands():
             n = normalise(x, unit)
             if n is None:

@@ -38,11 +38,16 @@ def normalise(value: Any, unit: Optional[str]) -> Any:
 
 def compare(op: str, value: Any, operands: Iterable[Any], unit: str) -> Optional[bool]:
     """Whether `value op operands` holds in `unit` (eq/ne/lt/le/gt/ge take one operand, in/not_in
-    a list, between [low, high] inclusive); None when the value or an operand does not parse."""
+    a list, between [low, high] inclusive, has / lacks set members); None when the value or an operand does not parse."""
     a = normalise(value, unit)
     bs = [normalise(x, unit) for x in operands]
     if a is None or any(b is None for b in bs):
         return None
+    if op in ("has", "lacks"):  # set members: any operand present / none present
+        if not isinstance(a, frozenset):
+            return None
+        hit = any(b <= a for b in bs)
+        return hit if op == "has" else not hit
     if op in ("in", "not_in"):
         hit = any(a == b for b in bs)
         return hit if op == "in" else not hit

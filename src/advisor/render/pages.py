@@ -74,6 +74,13 @@ def rule_page(rule: Rule, catalogue: VariableCatalogue) -> str:
     out.append("- flavors: " + ", ".join(f"{k} {v}" for k, v in s.applies_to.flavors.items()))
     if rule.applies_when is not None:
         out += ["- only when:", textwrap.indent(describe(rule.applies_when), "  ")]
+    if rule.variable is not None:
+        out.append(f"- only where `{rule.variable}` exists: not applicable on a release the variable catalogue "
+                   "says lacks it (the Variables section above lists where it exists)")
+    if rule.defers_to:
+        out.append("- a hand-written rule about the same variable reports first: when "
+                   + ", ".join(f"[{d}]({d}.md)" for d in rule.defers_to)
+                   + " fired, this rule is not applicable (one finding per setting)")
     out += ["", "## References", ""]
     out += [f"- <{r}>" for r in s.references]
     return "\n".join(out).rstrip() + "\n"
@@ -240,12 +247,22 @@ def entry_page(entry: Any, catalogue: VariableCatalogue) -> str:
     return {"rule": rule_page, "sizer": sizer_page, "check": check_page}[kind_of(entry)](entry, catalogue)
 
 
-def index_page(kind: str, entries: list[Any]) -> str:
+def index_page(kind: str, entries: list[Any], generated: tuple[str, ...] = ()) -> str:
     k = KINDS[kind]
     out = [GENERATED, "", f"# {k.heading}", ""]
     if kind == "rule":
+        made = [r for r in entries if r.id in generated]
         out += ["| id | severity | category | title |", "|---|---|---|---|"]
-        out += [f"| [{r.id}]({r.id}.md) | {r.spec.severity} | {r.spec.category} | {r.spec.title} |" for r in entries]
+        out += [f"| [{r.id}]({r.id}.md) | {r.spec.severity} | {r.spec.category} | {r.spec.title} |"
+                for r in entries if r.id not in generated]
+        if made:
+            out += ["", "## Risky values", "",
+                    f"{len(made)} rules generated from the risky-values entries of "
+                    f"{len({r.variable for r in made})} server variables (src/advisor/knowledge/risky.toml, "
+                    "advisor.rules.risky): each fires when its variable is set to a risky value, from the "
+                    "configuration alone, unless a hand-written rule about the same variable already reported it.",
+                    "", "| id | severity | category | title |", "|---|---|---|---|"]
+            out += [f"| [{r.id}]({r.id}.md) | {r.spec.severity} | {r.spec.category} | {r.spec.title} |" for r in made]
     elif kind == "sizer":
         out += ["| id | writes | title |", "|---|---|---|"]
         out += [f"| [{e.id}]({e.id}.md) | {', '.join(e.spec.variables)} | {e.title} |" for e in entries]
@@ -263,7 +280,7 @@ def pages(catalogue: Catalogue) -> dict[str, str]:
         d = KINDS[kind].plural
         for e in entries:
             out[f"{d}/{e.id}.md"] = entry_page(e, catalogue.variables)
-        out[f"{d}/README.md"] = index_page(kind, entries)
+        out[f"{d}/README.md"] = index_page(kind, entries, catalogue.generated)
     out[f"rules/{REFERENCE}"] = reference_page(catalogue.variables)
     return out
 

@@ -27,7 +27,8 @@ def _server_name(report: Any) -> str:
 
 def _descriptor(rule: Any) -> dict[str, Any]:
     s = rule.spec
-    builtin = str(rule.path).startswith("rules/")
+    generated = getattr(rule, "variable", None) is not None  # a risky-values entry's rule (advisor.rules.risky)
+    builtin = generated or str(rule.path).startswith("rules/")
     rationale = " ".join(s.rationale.split())
     fix = " ".join(s.fix.split())
     md = [f"**{s.title}**", "", rationale]
@@ -45,7 +46,7 @@ def _descriptor(rule: Any) -> dict[str, Any]:
         "properties": {"category": s.category, "severity": s.severity, "tags": [s.category, s.severity],
                        "references": list(s.references)},
     }
-    if s.aliases:
+    if s.aliases and not generated:  # a generated rule's alias (variable.entry) is another name, not an old one
         d["deprecatedIds"] = list(s.aliases)
     if builtin:
         d["helpUri"] = docs_url(f"rules/{s.id}.md")

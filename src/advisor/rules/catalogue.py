@@ -17,10 +17,11 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from advisor.knowledge.catalogue import VariableCatalogue
+from advisor.rules.risky import risky_rules
 from advisor.rules.schema import Rule
 
 RuleGenerator = Callable[[VariableCatalogue], Iterable[Rule]]
-RULE_GENERATORS: tuple[RuleGenerator, ...] = ()
+RULE_GENERATORS: tuple[RuleGenerator, ...] = (risky_rules,)
 
 Others = Callable[[], Mapping[str, Sequence[Any]]]  # () -> {kind: entries} for every kind but "rule"
 
@@ -84,10 +85,30 @@ def _check_unique(entries: Iterable[Any]) -> None:
             seen[name] = e.path
 
 
+def generate(variables: VariableCatalogue, generators: Iterable[RuleGenerator] = RULE_GENERATORS) -> list[Rule]:
+    """The rules of the generated families (the loader caches them)."""
+    return [r for g in generators for r in g(variables)]
+
+
+def with_precedence(rules: Sequence[Rule], made: Sequence[Rule]) -> list[Rule]:
+    """The generated rules, each deferring to the hand-written rules about its variable (those that name
+    it in `variables`): when one of them fired, the engine reports the generated rule not_applicable
+    ('already reported by'), so a setting gives one finding, in the hand-written rule's words."""
+    from dataclasses import replace
+
+    about: dict[str, list[str]] = {}
+    for r in rules:
+        for n in {v.lower() for v in r.spec.variables}:
+            about.setdefault(n, []).append(r.id)
+    return [replace(m, defers_to=tuple(about[m.variable])) if m.variable in about else m for m in made]
+
+
 def build_catalogue(variables: VariableCatalogue, rules: Iterable[Rule], sizers: Iterable[Any] = (),
                     checks: Iterable[Any] = (), generators: Iterable[RuleGenerator] = RULE_GENERATORS, *,
-                    others: Optional[Others] = None) -> Catalogue:
-    """The catalogue from loaded entries plus the generated rule families (`others` loads the sizers and
-    checks on first use instead of `sizers` and `checks`)."""
-    made = [r for g in generators for r in g(variables)]
+                    others: Optional[Others] = None, generated: Optional[Sequence[Rule]] = None) -> Catalogue:
+    """The catalogue from loaded entries plus the generated rule families (`generated`: their rules made
+    already, e.g. from the loader's cache; `others` loads the sizers and checks on first use instead of
+    `sizers` and `checks`)."""
+    rules = list(rules)
+    made = with_precedence(rules, generate(variables, generators) if generated is None else generated)
     return Catalogue(variables, [*rules, *made], sizers, checks, [r.id for r in made], others=others)

@@ -168,6 +168,10 @@ def _applicability(rule: Rule, view: FactView) -> Optional[Outcome]:
                        f"applies to {', '.join(spec.applies_to.flavors)}; the target is {t.flavor} {t.version}")
     if not rng.contains(view.version):
         return Outcome(spec.id, "not_applicable", f"applies to {t.flavor} {rng}; the target is {t.flavor} {t.version}")
+    if rule.variable is not None:
+        absent = _variable_absent(rule.variable, view)
+        if absent:
+            return Outcome(spec.id, "not_applicable", absent)
     if rule.applies_when is not None:
         r, why = eval_condition(rule.applies_when, view)
         if r is False:
@@ -175,6 +179,30 @@ def _applicability(rule: Rule, view: FactView) -> Optional[Outcome]:
         if r is None:
             return Outcome(spec.id, "unknown", f"cannot tell whether it applies: {why}")
     return None
+
+
+def _shown_variables(view: FactView) -> frozenset[str]:
+    """The lower-case names of the variables the snapshot shows, computed once per view."""
+    got: Optional[frozenset[str]] = getattr(view, "_shown_variables", None)
+    if got is None:
+        got = frozenset(k.lower() for k in view.snapshot.server.variables)
+        setattr(view, "_shown_variables", got)
+    return got
+
+
+def _variable_absent(name: str, view: FactView) -> str:
+    """Why a generated rule's variable is not there to judge: the catalogue says it does not exist on the
+    target, or the catalogue does not know it there and the server shows no such variable ('' otherwise)."""
+    if name in _shown_variables(view):
+        return ""  # the server shows it: it exists, whatever the catalogue says
+    cat = view.catalogue
+    exists = None if cat is None else cat.exists_on(name, view.flavor, view.version)
+    if exists is False and cat is not None:
+        return cat.check_setting(name, "", view.flavor, view.version)[0]
+    if exists is None:
+        return (f"the server shows no variable {name} and the variable catalogue does not know it on "
+                f"{view.flavor} {view.version}")
+    return ""
 
 
 def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
@@ -233,7 +261,7 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
     if any(p.startswith("rate.") for p in evidence):
         evidence["rate_basis"] = view.rate_basis()
 
-    present = {k.lower() for k in view.snapshot.server.variables}
+    present = _shown_variables(view)
     variables = [x for x in spec.variables if x.lower() in present or x in recommendation]
     variables += [k for k in recommendation if k not in variables]
 
@@ -282,9 +310,18 @@ def evaluate(snapshot: Snapshot, rules: Iterable[Rule], purpose: str = "producti
     view = fact_view(snapshot, purpose, catalogue)
     skip = set(ignore)
     out: list[Outcome] = []
+    fired: set[str] = set()  # rules with a finding, for the generated rules that defer to them
     for rule in rules:
         if rule.id in skip or skip.intersection(rule.spec.aliases):
             out.append(Outcome(rule.id, "not_applicable", "ignored (--ignore)"))
             continue
-        out.append(evaluate_rule(rule, view))
+        o = evaluate_rule(rule, view)
+        if o.finding is not None and rule.defers_to:
+            first = next((d for d in rule.defers_to if d in fired), None)
+            if first is not None:
+                o = Outcome(rule.id, "not_applicable", f"{rule.variable} = {view.get('var.' + str(rule.variable))} "
+                            f"is already reported by rule {first}")
+        elif o.finding is not None:
+            fired.add(rule.id)
+        out.append(o)
     return out

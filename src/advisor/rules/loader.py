@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from advisor.errors import RuleLoadError
 from advisor.knowledge.catalogue import VariableCatalogue
-from advisor.rules.catalogue import Catalogue, build_catalogue
+from advisor.rules.catalogue import Catalogue, build_catalogue, generate
 from advisor.rules.derived import DERIVED
 from advisor.rules.facts import FILTERS, template_paths, validate_path
 from advisor.rules.formulas import FORMULAS
@@ -230,7 +230,9 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
         return cached("entries", inputs, lambda: validate()[1], lambda x: isinstance(x, dict))
 
     rules = cached("catalogue", inputs, lambda: validate()[0], lambda x: isinstance(x, list))
-    return build_catalogue(variables, rules, others=others)
+    made = cached("generated", inputs, lambda: generate(variables), lambda x: isinstance(x, list)) \
+        if variables is default_catalogue() else None
+    return build_catalogue(variables, rules, others=others, generated=made)
 
 def _load(files: list[tuple[str, Any]]) -> tuple[list[Rule], dict[str, list[Any]]]:
     """Every file validated: the rules, and the other kinds' entries by kind; ids unique across kinds

@@ -276,6 +276,10 @@ class Rule:
     override_whens: tuple[Condition, ...]
     recommend_whens: tuple[Optional[Condition], ...]
     ranges: dict[str, VersionRange] = field(default_factory=dict)
+    # generated rules (advisor.rules.risky): the variable they judge (not_applicable where the variable
+    # catalogue says it does not exist) and the hand-written rules that judge it first (defers_to)
+    variable: Optional[str] = None
+    defers_to: tuple[str, ...] = ()
 
     kind: str = "rule"
 
