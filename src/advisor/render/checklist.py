@@ -46,9 +46,8 @@ def _item_view(it: Item) -> dict[str, Any]:
 
 def view_model(cl: Checklist) -> dict[str, Any]:
     t = cl.target
-    where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
     counts = cl.counts()
-    header = [f"# Pre-benchmark checklist: {t.flavor} {t.version} at {where}", ""]
+    header = [f"# Pre-benchmark checklist: {t.title}", ""]
     src = f"Source: {cl.source}" + (f", collected {cl.collected_at}" if cl.collected_at else "") + "."
     header.append(src + " Purpose: benchmark.")
     if cl.sysbench is not None:

@@ -136,10 +136,6 @@ def render_page(page: Page) -> str:
 
 # ---------------------------------------------------------------- audit
 
-def _where(t: Any) -> str:
-    return f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
-
-
 def finding_view(f: Any) -> FindingView:
     return FindingView(
         rule=f.rule, severity=f.severity, title=f.title, message=f.message, category=f.category,
@@ -165,7 +161,7 @@ def audit_page(report: "Report", snap: Optional["Snapshot"] = None) -> Page:
     t = report.target
     counts, sev = report.counts(), report.severity_counts()
     source = "live" if report.source == "live" else f"from {report.source}"
-    page = Page(title=f"advisor audit — {t.flavor} {t.version} at {_where(t)}",
+    page = Page(title=f"advisor audit — {t.title}",
                 subtitle=f"purpose: {report.purpose} · {source}"
                          + (f" · collected {report.collected_at}" if report.collected_at else ""),
                 kind="audit",
@@ -216,7 +212,7 @@ def calibration_sections(snap: "Snapshot") -> list[Section]:
     head = (f"{cal.duration_s:.1f} s of a {cal.budget_s or 0:g} s budget ({cal.mode or 'full'}), at most "
             f"{cal.connections_max or 0} connection{'' if cal.connections_max == 1 else 's'} open.")
     verdicts = table("Verdicts", ("probe", "verdict", "why"),
-                     tuple((k, x.code.replace("_", " "), x.why) for k, x in v.items()))
+                     tuple((k, cal_render.verdict_label(x.code), x.why) for k, x in v.items()))
     sec = Section("calibration", "Calibration", [head], tables=[verdicts] if v else [],
                   items=[f"{m.fact}: {m.reason}" for m in cal.missing])
     sec.charts = [chart_view(c, cap) for c, cap in ch.calibration_charts(cal, route_of(snap))]
@@ -253,7 +249,7 @@ def calibration_page(snap: "Snapshot") -> Page:
             stats.append(Stat("flush p50", ch.ms_text(cal.fsync_ms.p50)))
         if cal.tls is not None and cal.tls.throughput_ratio is not None:
             stats.append(Stat("TLS ÷ plain stream", f"{cal.tls.throughput_ratio:.2f}"))
-    page = Page(title=f"advisor calibrate — {t.flavor} {t.version} at {_where(t)}",
+    page = Page(title=f"advisor calibrate — {t.title}",
                 subtitle=f"collected {snap.collected_at}", kind="calibration", stats=stats,
                 footer=f"advisor {__version__} · calibration contract advisor.calibration/1 (JSON: --format json)")
     page.sections += calibration_sections(snap)

@@ -12,8 +12,7 @@ def _cell(s: str) -> str:
 
 def render(report: Report, measured: list[str] | None = None) -> str:
     t = report.target
-    where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
-    out = [f"# advisor audit: {t.flavor} {t.version} at {where}", "",
+    out = [f"# advisor audit: {t.title}", "",
            f"Purpose: **{report.purpose}**. Source: {report.source}.", ""]
     counts, sev = report.counts(), report.severity_counts()
     out.append(f"{counts['fired']} findings ({sev['critical']} critical, {sev['warning']} warning, {sev['info']} info); "

@@ -92,6 +92,8 @@ def _show(path: str, value: Any, unit: Optional[str]) -> str:
         if unit == "bytes" and abs(n) >= 1 << 20:
             return f"{path} is {format_size(n)}"
         return f"{path} is {format_number(n)}"
+    if isinstance(value, str) and value.strip() == "":
+        return f"{path} is '' (empty)"
     return f"{path} is {value!r}"
 
 
@@ -149,8 +151,8 @@ def _eval_leaf(leaf: Leaf, view: FactView) -> tuple[Optional[bool], str]:
         return None, f"{leaf.fact} cannot be compared: {e}"
     shown = _show(leaf.fact, val, view.unit(leaf.fact))
     if shown_ref:
-        rel = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥"}[leaf.op]
-        return ok, f"{shown}, {'' if ok else 'not '}{rel} {shown_ref}"
+        rel = (ops.SYMBOL if ok else ops.NEGATED)[leaf.op]
+        return ok, f"{shown}, {rel} {shown_ref}"
     return ok, ops.sentence(leaf.op, shown, literals, leaf.pattern.pattern if leaf.pattern else "", negated=not ok)
 
 

@@ -36,7 +36,9 @@ def client_args(view: FactView, cmd: Optional[SysbenchCommand]) -> str:
     who = f" -u {shlex.quote(user)}" if user else ""
     if t.transport == "socket":
         return f"-S {shlex.quote(t.socket or '/path/to/mysqld.sock')}{who}"
-    return f"-h {t.host} -P {t.port}{who}"
+    if not t.host:  # imported from a dump: the address is not in it
+        return f"-h HOST -P PORT{who}"
+    return f"-h {shlex.quote(t.host)} -P {t.port or 3306}{who}"
 
 
 def client_binary(view: FactView) -> str:
@@ -103,7 +105,7 @@ def _touches_the_database(ctx: CheckContext) -> bool:
 @CHECKS.define("same-client-host")
 def same_client_host(ctx: CheckContext) -> Optional[CheckResult]:
     t, cmd = ctx.view.snapshot.target, ctx.cmd
-    server_addr = t.host if t.transport == "tcp" else "localhost"
+    server_addr = (t.host or "SERVER_ADDRESS") if t.transport == "tcp" else "localhost"
     if cmd is not None and cmd.hosts() and not isinstance(cmd.hosts()[0], Unresolved):
         server_addr = str(cmd.hosts()[0])
     return CheckResult(

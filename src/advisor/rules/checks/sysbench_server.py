@@ -21,7 +21,7 @@ def is_loopback(host: str) -> bool:
 
 def target_of(view: FactView) -> str:
     t = view.snapshot.target
-    return f"{t.host}:{t.port}" if t.transport == "tcp" else f"socket {t.socket}"
+    return (t.where or "the server (address not known)") if t.transport == "tcp" else f"socket {t.socket}"
 
 
 def _client_is_local(cmd: SysbenchCommand, view: FactView) -> Optional[bool]:
