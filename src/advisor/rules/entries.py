@@ -31,7 +31,7 @@ from advisor.versions import FLAVORS
 SIZER_ID_RE = re.compile(r"^[a-z]+\.[a-z0-9]+(-[a-z0-9]+)*$")
 CHECK_ID_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
 Workload = Literal["oltp", "bulk-load", "benchmark"]
-CheckExpect = Literal["pass", "fail", "unknown", "manual", "omitted"]
+CheckExpect = Literal["pass", "fail", "unknown", "manual", "note", "omitted"]
 
 
 class _Strict(BaseModel):

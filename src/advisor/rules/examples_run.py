@@ -113,8 +113,9 @@ def run_entry_examples(entry: Any, catalogue: VariableCatalogue) -> list[Example
 
 
 # An example "fires" when the entry finds something to do: a rule fires, a sizer writes a line, a check leaves
-# its box unticked (fail, manual, or unknown for a check that never fails outright, such as sysbench-target).
-FIRING = {"rule": {"fired"}, "sizer": {"fired"}, "check": {"fail", "manual", "unknown"}}
+# its box unticked (fail, manual, or unknown for a check that never fails outright, such as sysbench-target), or
+# it states a note (sysbench-rate-limit: a fixed rate is a choice to state, not a failure).
+FIRING = {"rule": {"fired"}, "sizer": {"fired"}, "check": {"fail", "manual", "unknown", "note"}}
 QUIET = {"rule": {"passed", "not_applicable"}, "sizer": {"passed", "not_applicable"}, "check": {"pass", "omitted"}}
 
 

@@ -24,9 +24,9 @@ PURPOSES: tuple[str, ...] = ("production", "benchmark")
 Status = Literal["fired", "passed", "not_applicable", "unknown"]
 # checklist checks: the phase an item belongs to and its outcome
 Phase = Literal["environment", "server", "data", "run"]
-ItemStatus = Literal["pass", "fail", "unknown", "manual"]
+ItemStatus = Literal["pass", "fail", "unknown", "manual", "note"]
 PHASES: tuple[Phase, ...] = ("environment", "server", "data", "run")
-ITEM_STATUSES: tuple[ItemStatus, ...] = ("pass", "fail", "unknown", "manual")
+ITEM_STATUSES: tuple[ItemStatus, ...] = ("pass", "fail", "unknown", "manual", "note")
 STATUSES: tuple[str, ...] = ("fired", "passed", "not_applicable", "unknown")
 
 # The closed, documented set of categories (docs/report-format.md).
