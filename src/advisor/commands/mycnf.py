@@ -75,7 +75,7 @@ def mycnf(
     rules: RulesDirs = None,
     ignore: Ignore = None,
     mode: Annotated[Mode, typer.Option("--mode", help="changes (default): a conf.d drop-in with only what changes; full: a complete [mysqld] tuning section.", rich_help_panel=OUT)] = Mode.changes,
-    validate: Annotated[Optional[str], typer.Option("--validate", help="Check this my.cnf against the variable catalogue and, when a matching server binary is installed, the server itself; exit 1 on a problem.", rich_help_panel=OUT)] = None,
+    validate: Annotated[Optional[str], typer.Option("--validate", help="Check this my.cnf against the variable catalogue and, when a matching server binary is installed, the server itself; exit 1 on a problem or when an option could be checked by neither.", rich_help_panel=OUT)] = None,
     no_server_check: Annotated[bool, typer.Option("--no-server-check", help="With --validate: check against the catalogue only.", rich_help_panel=OUT)] = False,
     output: OutputFile = None,
 ) -> None:

@@ -284,6 +284,8 @@ def _value_problems(spec: VarSpec, name: str, value: Any, where: str) -> list[st
             problems.append(f"{name} takes ON or OFF on {where} (got {value!r})")
     elif spec.enum:
         allowed = {x.lower() for x in spec.enum}
+        if spec.unit != "set" and str(value).strip().isdigit() and int(str(value).strip()) < len(spec.enum):
+            return problems  # an enum takes its index too: query_cache_type = 0 is OFF (my_getopt's find_type)
         got = n if spec.unit == "set" else {n}
         bad = sorted(x for x in got if x not in allowed)
         if bad:
