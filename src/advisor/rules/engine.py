@@ -52,6 +52,7 @@ class Finding:
     fix: str = ""
     notes: list[Note] = field(default_factory=list)
     units: dict[str, str] = field(default_factory=dict)  # evidence path -> unit (FactView.unit), for renderers
+    experiments: tuple[str, ...] = ()  # recommended variables that are an experiment to try, not a fix
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -200,6 +201,7 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
 
     recommendation: dict[str, str] = {}
     notes: list[Note] = []
+    experiments: list[str] = []
     for rec, cond in zip(spec.recommend, rule.recommend_whens):
         if cond is not None:
             rr, _ = eval_condition(cond, view)
@@ -217,6 +219,8 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
         elif rec.variable is not None and rec.value is not None:
             val = rec.value
             recommendation[rec.variable] = ("ON" if val else "OFF") if isinstance(val, bool) else str(val)
+            if rec.experiment:
+                experiments.append(rec.variable)
 
     recommendation, dropped = check_recommendation(recommendation, view.flavor, view.version, view.catalogue)
     notes += dropped
@@ -245,6 +249,7 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
         variables=variables, evidence=evidence, recommendation=recommendation,
         references=list(spec.references), fix=" ".join(render_template(fix, view, extra).split()), notes=notes,
         units={p: u for p in evidence if (u := view.unit(p))},
+        experiments=tuple(x for x in experiments if x in recommendation),
     )
     return Outcome(spec.id, "fired", why, finding)
 

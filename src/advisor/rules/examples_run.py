@@ -71,7 +71,7 @@ def sizer_workload(ex: SizerExample) -> str:
 
 def run_sizer_example(entry: SizerEntry, ex: SizerExample, catalogue: VariableCatalogue) -> ExampleResult:
     view = fact_view(example_snapshot(ex), ex.purpose, catalogue)
-    outcome = SIZERS[entry.id].fn(sizing_context(view, sizer_workload(ex), ex.allow_unsafe_durability))
+    outcome = SIZERS[entry.id].fn(sizing_context(view, sizer_workload(ex), ex.allow_unsafe_durability, ex.threads))
     problems: list[str] = []
     if outcome.status != ex.expect:
         problems.append(f"expected {ex.expect}, got {outcome.status} ({outcome.reason})")

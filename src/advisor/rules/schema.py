@@ -202,6 +202,8 @@ class Recommend(StrictModel):
     formula: Optional[str] = None
     args: dict[str, Union[str, int, float, bool]] = Field(default_factory=dict)
     when: Optional[dict[str, Any]] = None
+    experiment: bool = Field(False, description="a setting to try and compare, not a fix (a thread pool): the finding "
+                                                "recommends it, and a generated my.cnf lists it as not changed")
 
 
 class Example(StrictModel):
