@@ -154,3 +154,32 @@ def test_measured_section_shows_words_not_codes():
         code = x.split("→", 1)[1].split(":", 1)[0].strip()
         assert "_" not in code, x
     assert not bad_phrases("\n".join(lines)), lines
+
+
+def test_markdown_report_groups_reasons_too():
+    from advisor.render import report_markdown
+
+    text = report_markdown.render(report_of("mysql-5.7.41-mysqltuner-json", "production"))
+    assert text.count("no calibration ran against the server") <= 1
+    assert "None" not in text and text.startswith("# advisor audit: MySQL 5.7.41 (address not known)")
+
+
+def test_passed_flush_method_reason_names_the_empty_literal():
+    """The quiet reason of flush-method-fsync on a server with O_DIRECT: "none of fsync, NULL, '' (empty)",
+    where "not one of fsync, NULL, ." was printed."""
+    r = report_of("mysql-8.0.32-mysqltuner-json", "production")
+    o = next(o for o in r.outcomes if o.rule == "flush-method-fsync")
+    if o.status == "passed":
+        assert "none of fsync, NULL, '' (empty)" in o.reason, o.reason
+    else:  # the dump runs fsync: the same sentence from the engine, checked on a literal list
+        from advisor.rules.ops import make_literal, sentence
+
+        assert sentence("in", "var.innodb_flush_method is 'O_DIRECT'", [make_literal(x) for x in ("fsync", "NULL", "")],
+                        negated=True) == "var.innodb_flush_method is 'O_DIRECT', none of fsync, NULL, '' (empty)"
+
+
+def test_loopback_locality_does_not_repeat_the_address():
+    from advisor.collect.host import decide_locality
+
+    assert decide_locality("127.0.0.1", "tcp", {}).reason == "127.0.0.1 is a loopback address"
+    assert decide_locality("localhost", "tcp", {}).reason.startswith("localhost is a loopback address (")

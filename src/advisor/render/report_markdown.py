@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from advisor.render.terminal import group_by_reason
 from advisor.report import Report
 from advisor.units import format_evidence
 
@@ -50,6 +51,7 @@ def render(report: Report, measured: list[str] | None = None) -> str:
     unknown = [o for o in report.outcomes if o.status == "unknown"]
     if unknown:
         out += ["## Not evaluated", ""]
-        out += [f"- `{o.rule}`: {_cell(o.reason)}" for o in unknown]
+        missing = tuple(f"{m.fact}: {m.reason}" for m in report.missing)
+        out += [f"- {_cell(line)}" for line in group_by_reason(unknown, missing)]
         out.append("")
     return "\n".join(out).rstrip() + "\n"
