@@ -205,7 +205,7 @@ def check_page(entry: CheckEntry, catalogue: VariableCatalogue) -> str:
     out = [HEADER.format(path=entry.path), "", f"# {s.id}: {s.title}", "",
            f"Checklist check · phase `{s.phase}`" + (f" · {kind}" if s.reminder else ""), "",
            "## Why it matters", "", paragraph(s.rationale), ""]
-    shown = next((ex for ex in s.examples if ex.expect in ("fail", "manual", "unknown")), None)
+    shown = next((ex for ex in s.examples if ex.expect in ("fail", "manual", "unknown", "note")), None)
     if shown is not None:
         out += _check_example(entry, shown, catalogue)
     quiet = next((ex for ex in s.examples if ex.expect in ("pass", "omitted")), None)

@@ -254,7 +254,7 @@ def rate_limit(ctx: CheckContext) -> Optional[CheckResult]:
     threads = cmd.get("threads")
     per = f" across {threads} thread{'' if threads == 1 else 's'}" if isinstance(threads, int) else ""
     return CheckResult(status="note",
-                       evidence=f"--rate={r}: sysbench starts about {r:,} transactions per second{per} whatever the server "
+                       evidence=f"--rate={r}: sysbench starts about {r:,} transaction{'' if r == 1 else 's'} per second{per} whatever the server "
                                 f"could do, so the reported TPS is {r:,} by construction while the server keeps up; the "
                                 "result is the latency at that rate (it includes queueing once the server falls behind).",
                        fix="Report the run as latency at a fixed rate, not as throughput; for throughput, leave --rate "
