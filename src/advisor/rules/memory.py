@@ -386,7 +386,7 @@ def fit_to_memory(values: PlannedValues, limit: int, bp_unit: int, conn_floor: i
     for step in steps:
         if f.over():
             step()
-    f.cap_worst_case(max(conn_floor, active or 0))
+    f.cap_worst_case(active or conn_floor)  # not below the connections the workload runs at once
     final = f.budget()
     if final.total > limit:
         raise BudgetError(

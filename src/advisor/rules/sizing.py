@@ -162,8 +162,8 @@ def expected_connections(workload: str, threads: Optional[int], max_used: Option
                                                "(Max_used_connections) and room for monitoring"))
     if workload == "benchmark" and cpus:
         cands.append((with_headroom(THREADS_PER_CPU_SWEEP * cpus),
-                      f"a thread sweep to {THREADS_PER_CPU_SWEEP} threads per CPU on {format_number(cpus)} CPUs "
-                      "(beyond that a run measures queueing)"))
+                      f"a thread sweep to {THREADS_PER_CPU_SWEEP} threads per CPU on {format_number(cpus)} CPUs, "
+                      "beyond which a run measures queueing"))
     if not cands:
         return None, "neither the benchmark's threads (--sysbench), the peak of connections used nor the CPUs are known"
     return max(cands)
