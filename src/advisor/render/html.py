@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from advisor import __version__
+from advisor.render.terminal import group_by_reason
 from advisor.render import charts as ch
 from advisor.render import svg
 from advisor.units import format_evidence
@@ -182,7 +183,7 @@ def audit_page(report: "Report", snap: Optional["Snapshot"] = None) -> Page:
     unknown = [o for o in report.outcomes if o.status == "unknown"]
     if unknown:
         page.sections.append(Section("unknown", "Not evaluated (facts missing)",
-                                     items=[f"{o.rule}: {o.reason}" for o in unknown]))
+                                     items=group_by_reason(unknown, tuple(f"{m.fact}: {m.reason}" for m in report.missing))))
     page.sections.append(Section("outcomes", "Every rule", tables=[table(
         f"{len(report.outcomes)} rules: {counts['fired']} fired, {counts['passed']} passed, "
         f"{counts['not_applicable']} not applicable, {counts['unknown']} unknown",

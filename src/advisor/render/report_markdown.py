@@ -54,4 +54,8 @@ def render(report: Report, measured: list[str] | None = None) -> str:
         missing = tuple(f"{m.fact}: {m.reason}" for m in report.missing)
         out += [f"- {_cell(line)}" for line in group_by_reason(unknown, missing)]
         out.append("")
+    if report.missing:
+        out += ["## Not collected", ""]
+        out += [f"- {_cell(f'{m.fact}: {m.reason}')}" for m in report.missing]
+        out.append("")
     return "\n".join(out).rstrip() + "\n"
