@@ -16,6 +16,7 @@ from advisor import api
 from advisor.dumps import import_snapshot
 from advisor.knowledge import default_catalogue
 from advisor.mycnf.model import MycnfOptions
+from advisor.versions import flavor_name
 from advisor.rules.engine import evaluate, fact_view
 from advisor.rules.facts import Unknown
 from advisor.rules.loader import load_rules
@@ -183,7 +184,7 @@ def test_a_release_outside_the_catalogue_is_said(name, window):
     snap = dump(name)
     for purpose in ("production", "benchmark"):
         f = fired(snap, purpose)["version-outside-catalogue"]
-        assert f"{snap.target.flavor} {snap.target.version} is outside" in f.message and window in f.message
+        assert f"{flavor_name(snap.target.flavor)} {snap.target.version} is outside" in f.message and window in f.message
 
 
 def test_mysql_51_default_thread_concurrency_is_not_called_a_template_value():

@@ -108,7 +108,7 @@ def collect_machine(snap: Snapshot, host: Optional[str], transport: str, *, sysr
                 f"{loc.reason}, so the server host's facts (CPU, memory and cgroup limit, swap, THP, the storage "
                 f"behind the datadir) were not read and the rules that need them report unknown. Tip: {NO_HOST_TIP}")))
             return
-        raw, source, origin = gather_local("/", dirs, pf), "local", f"read on this machine: {loc.reason}"
+        raw, source, origin = gather_local("/", dirs, pf), "local", f"read on this machine, where the server runs: {loc.reason}"
     facts = parse_host(raw, dirs or None, source)
     server_name = {k.lower(): v for k, v in variables.items()}.get("hostname")
     if source in ("file", "ssh") and server_name and facts.hostname and server_name.split(".")[0] != facts.hostname.split(".")[0]:
@@ -308,15 +308,32 @@ def audit(snapshot: Snapshot, purpose: str = "production", rules_dirs: Iterable[
     return assess(purpose, snapshot=snapshot, rules_dirs=rules_dirs, ignore=ignore, source=source).report
 
 
+def sysbench_threads(sysbench_text: str, cwd: Optional[str] = None) -> Optional[int]:
+    """The client threads of a sysbench command line (its --config-file read relative to `cwd`), or None
+    when it leaves them to a shell variable or an unread file. A malformed command is a UsageError."""
+    from advisor.collect.sysbench import read_config_file
+    from advisor.sysbench import Unresolved, parse_command
+
+    cmd = parse_command(sysbench_text)
+    if cmd.config_file is not None:
+        text, problem = read_config_file(cmd.config_file, cwd)
+        cmd = parse_command(sysbench_text, config_text=text, config_problem=problem)
+    t = cmd.get("threads")
+    return None if isinstance(t, Unresolved) or not isinstance(t, int) else t
+
+
 def mycnf(snapshot: Snapshot, purpose: str = "production", mode: str = "changes", workload: Optional[str] = None,
           allow_unsafe_durability: bool = False, rules_dirs: Iterable[str] = (), ignore: Iterable[str] = (),
-          source: str = "live", profile: Optional[object] = None) -> "Plan":
+          source: str = "live", profile: Optional[object] = None, threads: Optional[int] = None) -> "Plan":
     """A my.cnf plan for this snapshot (advisor.mycnf.model): settings with their justification, the
-    memory budget, what was deliberately not changed. Render it with advisor.render.mycnf.render."""
+    memory budget, what was deliberately not changed. Render it with advisor.render.mycnf.render.
+    `threads`: the benchmark's client threads (sysbench_threads), which size max_connections and the
+    connections the memory budget counts."""
     from advisor.mycnf.model import MycnfOptions
 
     opts = MycnfOptions(purpose=purpose, mode=mode, workload=workload, allow_unsafe_durability=allow_unsafe_durability,
-                        rules_dirs=tuple(rules_dirs), ignore=tuple(ignore), source=source, profile=profile)  # type: ignore[arg-type]
+                        rules_dirs=tuple(rules_dirs), ignore=tuple(ignore), source=source, profile=profile,  # type: ignore[arg-type]
+                        threads=threads)
     return mycnf_plan(snapshot, opts)
 
 
@@ -339,14 +356,15 @@ def mycnf_of(assessment: Assessment, opts: "MycnfOptions") -> "Plan":
 
 
 def mycnf_profile(profile: object, purpose: str = "production", mode: str = "changes",
-                  allow_unsafe_durability: bool = False, rules_dirs: Iterable[str] = (), ignore: Iterable[str] = ()) -> "Plan":
+                  allow_unsafe_durability: bool = False, rules_dirs: Iterable[str] = (), ignore: Iterable[str] = (),
+                  threads: Optional[int] = None) -> "Plan":
     """A my.cnf plan for a hardware profile (advisor.mycnf.profile.Profile), through the same pipeline."""
     from advisor.knowledge import default_catalogue
     from advisor.mycnf.profile import profile_snapshot
 
     return mycnf(profile_snapshot(profile, default_catalogue()), purpose=purpose, mode=mode, workload=profile.workload,  # type: ignore[attr-defined]
                  allow_unsafe_durability=allow_unsafe_durability, rules_dirs=rules_dirs, ignore=ignore,
-                 source=f"the hardware profile {profile.describe()}", profile=profile)  # type: ignore[attr-defined]
+                 source=f"the hardware profile {profile.describe()}", profile=profile, threads=threads)  # type: ignore[attr-defined]
 
 
 def checklist(snapshot: Snapshot, sysbench_text: Optional[str] = None, rules_dirs: Iterable[str] = (),

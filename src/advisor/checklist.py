@@ -6,9 +6,11 @@ JSON. Three sources of items:
 1. The audit (purpose benchmark): every rule's outcome becomes an item, mapped generically so that
    new rules appear without touching this file (see `rule_item`):
      fired, severity critical or warning -> fail   (the rule names a problem for a benchmark)
-     fired, severity info                -> pass   (advisory; the message is kept as evidence)
+     fired, severity info                -> note   (advisory: something to state or consider, not a
+                                                    pass; titled by the finding, without "Avoid:")
      passed                              -> pass   (evidence: the engine's reason)
-     unknown                             -> unknown (evidence: which fact is missing and why)
+     unknown                             -> unknown (evidence: which fact is missing and why; the fix
+                                                    says how to collect it, or that it cannot be)
      not_applicable                      -> omitted (listed under `omitted` in JSON with the reason)
    The phase comes from the rule's category (PHASE_BY_CATEGORY, then keyword fallbacks).
 2. The registered checklist checks (advisor.rules.checks): the sysbench command line, when given,
@@ -21,6 +23,7 @@ JSON contract `advisor.checklist/1` (docs/checklist.md): later versions add keys
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
@@ -159,18 +162,38 @@ def rule_item(outcome: Any, rule: Optional[Rule]) -> Optional[Item]:
         return None
     if outcome.status == "fired":
         f = outcome.finding
-        status: Status = "fail" if f.severity in ("critical", "warning") else "pass"
-        evidence = f.message if status == "fail" else f"info: {f.message}"
+        status: Status = "fail" if f.severity in ("critical", "warning") else "note"
         fix = f.fix
         if f.recommendation and not all(f"{k} = {v}" in fix for k, v in f.recommendation.items()):
             fix = (fix + " " if fix else "") + "Recommended: " + ", ".join(f"{k} = {v}" for k, v in f.recommendation.items()) + "."
         base.update(severity=f.severity)
-        return Item(status=status, evidence=evidence, fix=fix, facts=dict(f.evidence), **base)  # type: ignore[arg-type]
+        if status == "note":
+            base.update(title=title)
+        return Item(status=status, evidence=f.message, fix=fix, facts=dict(f.evidence), **base)  # type: ignore[arg-type]
     if outcome.status == "passed":
         return Item(status="pass", evidence=f"not the case: {outcome.reason}.", **base)  # type: ignore[arg-type]
     return Item(status="unknown", evidence=f"could not be checked: {outcome.reason}.",
-                fix=f"Collect the missing fact and run the checklist again; `advisor explain {outcome.rule}` says "
-                    "what the rule needs.", **base)  # type: ignore[arg-type]
+                fix=unknown_fix(outcome.rule, outcome.reason), **base)  # type: ignore[arg-type]
+
+
+# A reason that names something the advisor can collect (a section left out, a probe that did not run).
+_COLLECTABLE = ("not collected", "were not collected", "was not collected", "not read", "did not run",
+                "not measured", "not resolved", "is not part of it", "no calibration", "carries no calibration",
+                "not on the server's host", "is unknown")
+
+
+def unknown_fix(rule: str, reason: str) -> str:
+    """What to do about an item that could not be checked: the reason's own Tip when it has one; collect
+    the fact when it can be collected; otherwise say that nothing can be collected and what decides it."""
+    explain = f"`advisor explain {rule}` says what the rule needs"
+    if "Tip: " in reason:
+        tip = reason.split("Tip: ", 1)[1].strip().rstrip(".")
+        return f"{tip[0].upper()}{tip[1:]}, then run the checklist again; {explain}."
+    inner = re.sub(r"^(cannot tell whether it applies: )?\S+ is (unknown|absent)(: | \()", "", reason)
+    if any(w in inner.lower() for w in _COLLECTABLE):
+        return f"Collect the missing fact and run the checklist again; {explain}."
+    return (f"There is no fact to collect: the snapshot holds what the rule reads, and it does not settle the "
+            f"question yet ({reason.rstrip('.')}). Decide it by hand; {explain}.")
 
 
 def rule_items(report: Report, rules: Iterable[Rule]) -> tuple[list[Item], list[dict[str, str]]]:

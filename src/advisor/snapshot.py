@@ -14,6 +14,8 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.versions import flavor_name
+
 SCHEMA_VERSION = 1
 
 
@@ -50,6 +52,21 @@ class Target(_Model):
     version: str = Field(description="normalised x.y.z; TiDB's own version for TiDB")
     version_string: str = Field(description="@@version as the server reports it")
     version_comment: str = ""
+
+    @property
+    def where(self) -> str:
+        """'db1:3306', the socket path, or '' when the address is not known (a snapshot imported from a dump)."""
+        if self.transport != "tcp":
+            return self.socket or "socket"
+        if not self.host:
+            return ""
+        return f"{self.host}:{self.port}" if self.port else self.host
+
+    @property
+    def title(self) -> str:
+        """'MySQL 5.7.41 at db1:3306', or 'MySQL 5.7.41 (address not known)' for an imported dump."""
+        name = f"{flavor_name(self.flavor)} {self.version}"
+        return f"{name} at {self.where}" if self.where else f"{name} (address not known)"
 
 
 class ConnectionInfo(_Model):

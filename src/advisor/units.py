@@ -109,6 +109,8 @@ def format_evidence(path: str, v: object, unit: str | None = None) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
     sized = unit == "bytes"
+    if path.startswith("rate.") and isinstance(v, (int, float, str)) and try_number(v) is not None:
+        return f"{format_number(try_number(v))}/s"  # a rate is per second (advisor.rules.facts: rate.<counter>)
     if isinstance(v, (int, float)):
         return f"{format_size(v)} ({format_number(v)})" if sized and abs(v) >= 1024 else format_number(v)
     if isinstance(v, str):
@@ -116,7 +118,7 @@ def format_evidence(path: str, v: object, unit: str | None = None) -> str:
             return "'' (empty)"
         if v.isdigit():
             if sized and int(v) >= 1024:
-                return f"{format_size(int(v))} ({v})"
+                return f"{format_size(int(v))} ({format_number(int(v))})"
             if path.startswith(("status.", "rate.")):
                 return format_number(int(v))
         return v

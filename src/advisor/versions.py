@@ -17,6 +17,12 @@ from typing import Literal
 
 Flavor = Literal["mysql", "percona", "mariadb", "tidb"]
 FLAVORS: tuple[Flavor, ...] = ("mysql", "percona", "mariadb", "tidb")
+FLAVOR_NAMES: dict[str, str] = {"mysql": "MySQL", "percona": "Percona Server", "mariadb": "MariaDB", "tidb": "TiDB"}
+
+
+def flavor_name(flavor: str) -> str:
+    """A flavor as people write it in a sentence: 'mysql' -> 'MySQL', 'percona' -> 'Percona Server'."""
+    return FLAVOR_NAMES.get(flavor, flavor)
 
 _TIDB_RE = re.compile(r"-TiDB-v(\d+)\.(\d+)\.(\d+)", re.IGNORECASE)
 _NUM_RE = re.compile(r"^\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?")

@@ -194,4 +194,4 @@ def test_loopback_is_no_network(mariadb):
     from advisor.render.calibration import render_text
 
     text = render_text(calibrate_only("127.0.0.1", mariadb.port, "stream", budget=2.0)[1])  # what the command prints
-    assert "no_network" in text and "over loopback" in text, text
+    assert "no network in the path" in text and "over loopback" in text and "no_network" not in text, text

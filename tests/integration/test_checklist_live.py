@@ -86,9 +86,10 @@ def test_markdown_renders_as_a_checklist_and_fail_on_fail(mariadb):
     items = checklist_items(p.stdout)  # parsed with markdown-it-py, Notes section excluded
     assert len(items) >= 15
     for it in items:
-        assert re.match(r"^\[( |x)\] \*\*.+\*\* \((pass|FAIL|unknown|manual)\)$", it["first"]), it
+        # a note (an info finding: to state or consider) has no box; everything else is a task item
+        assert re.match(r"^(\[( |x)\] \*\*.+\*\* \((pass|FAIL|unknown|manual)\)|\*\*.+\*\* \(note\))$", it["first"]), it
         assert any(s.startswith(("Evidence: ", "Command: ")) for s in it["subs"]), it
-    assert len(items) == len(re.findall(r"^- \[[ x]\] ", p.stdout, re.M))
+    assert len(items) == len(re.findall(r"^- (\[[ x]\] |\*\*.+\(note\)$)", p.stdout, re.M))
     assert "(FAIL)" in p.stdout and "[x]" in p.stdout
     p = run_cli("checklist", *conn_args(mariadb), "--no-calibrate", "--sysbench", cmd, "--fail-on-fail")
     assert p.returncode == 1 and p.stdout

@@ -134,7 +134,7 @@ def test_generated_mariadb_window_is_honest():
     assert K.exists_on("innodb_log_file_mmap", "mariadb", "10.11.19") is True
     assert K.exists_on("innodb_log_file_mmap", "mariadb", "10.6.18") is None
     problems = K.check_setting("innodb_log_file_mmap", "ON", "mariadb", "10.6.18")
-    assert problems and "catalogued for mariadb >=10.11.0,<10.12 only" in problems[0]
+    assert problems and "catalogued for MariaDB >=10.11.0,<10.12 only" in problems[0]
     # a curated entry keeps its own ranges
     assert K.exists_on("innodb_log_files_in_group", "mariadb", "10.6.18") is False
 
@@ -184,7 +184,7 @@ def test_mysql_lifecycle_from_the_manuals():
     # default_authentication_plugin: deprecated 8.0.27, removed 8.4.0, replaced by authentication_policy
     assert K.info("default_authentication_plugin", "mysql", "8.0.36").deprecation == "deprecated since mysql 8.0.27"
     p = K.check_setting("default_authentication_plugin", "caching_sha2_password", "mysql", "8.4.3")
-    assert p == ["default_authentication_plugin does not exist on mysql 8.4.3: removed in mysql 8.4.0; "
+    assert p == ["default_authentication_plugin does not exist on MySQL 8.4.3: removed in MySQL 8.4.0; "
                  "use authentication_policy instead"]
     # expire_logs_days: deprecated 8.0.3, removed 8.2.0 (not 8.4.0), replaced by binlog_expire_logs_seconds
     assert K.exists_on("expire_logs_days", "mysql", "8.0.36") is True
@@ -233,7 +233,7 @@ def test_defaults_the_help_result_does_not_show():
 def test_removed_before_the_window_is_still_known():
     # innodb_file_format left in 8.0.0: known as absent on 8.0, not known on 5.7 (not covered)
     assert K.exists_on("innodb_file_format", "mysql", "8.0.36") is False
-    assert "removed in mysql 8.0.0" in K.check_setting("innodb_file_format", "Barracuda", "mysql", "8.0.36")[0]
+    assert "removed in MySQL 8.0.0" in K.check_setting("innodb_file_format", "Barracuda", "mysql", "8.0.36")[0]
     assert K.exists_on("innodb_file_format", "mysql", "5.7.44") is None
 
 

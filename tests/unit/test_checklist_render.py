@@ -163,9 +163,9 @@ def test_json_contract():
     assert d["schema"] == "advisor.checklist/1"
     for it in d["items"]:
         assert {"id", "phase", "status", "title", "evidence", "fix"} <= set(it)
-        assert it["status"] in ("pass", "fail", "unknown", "manual")
+        assert it["status"] in ("pass", "fail", "unknown", "manual", "note")
         assert it["phase"] in ("environment", "server", "data", "run")
-    assert d["summary"] == {s: sum(1 for it in d["items"] if it["status"] == s) for s in ("pass", "fail", "unknown", "manual")}
+    assert d["summary"] == {s: sum(1 for it in d["items"] if it["status"] == s) for s in ("pass", "fail", "unknown", "manual", "note")}
 
 
 # ---------------------------------------------------------------- the template

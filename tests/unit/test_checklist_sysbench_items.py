@@ -167,6 +167,25 @@ def test_duration(opts, status):
         assert "default 10 s" in d.evidence
 
 
+@pytest.mark.parametrize("opts,status", [("", "pass"), ("--rate=100", "note"), ("--tx-rate=24", "note")])
+def test_rate_limit(opts, status):
+    line = "sysbench oltp_point_select --mysql-host=127.0.0.1 --mysql-port=PORT --time=300 " + opts + " run"
+    it = items(line)["sysbench-rate-limit"]
+    assert it.status == status
+    if status == "note":
+        assert "by construction" in it.evidence and it.fix
+
+
+@pytest.mark.parametrize("opts,status", [("", "pass"), ("--mysql-ignore-errors=1213,1205", "pass"),
+                                         ("--mysql-ignore-errors=all", "fail")])
+def test_ignore_errors(opts, status):
+    line = "sysbench oltp_point_select --mysql-host=127.0.0.1 --mysql-port=PORT --time=300 " + opts + " run"
+    it = items(line)["sysbench-ignore-errors"]
+    assert it.status == status
+    if opts.endswith("1205"):
+        assert "1213, 1205" in it.evidence and "1020" not in it.evidence
+
+
 def test_report_interval_and_warmup_time():
     it = items("sysbench oltp_point_select --mysql-host=127.0.0.1 --mysql-port=PORT --report-interval=10 "
                "--warmup-time=60 run", local=MASTER)

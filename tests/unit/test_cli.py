@@ -98,10 +98,10 @@ def test_truncated_and_missing_snapshot_exit_4(tmp_path):
 def test_snapshot_from_stdin_and_markdown():  # a real process: the snapshot comes through a pipe
     p = run_cli("audit", "--snapshot", "-", "--format", "markdown", "--purpose", "benchmark", input=demo_json())
     assert p.returncode == 0, p.stderr
-    assert p.stdout.startswith("# advisor audit: mysql 5.7.44")
+    assert p.stdout.startswith("# advisor audit: MySQL 5.7.44 at 10.10.1.12:3306")
     assert "| warning | `tls-in-use` |" in p.stdout
     # evidence reads like the terminal's: units and yes/no, not Python reprs
-    assert "- `var.sort_buffer_size` = 32 MiB (33554432)" in p.stdout
+    assert "- `var.sort_buffer_size` = 32 MiB (33,554,432)" in p.stdout
     assert "- `derived.tls_in_use` = yes" in p.stdout
 
 

@@ -211,7 +211,7 @@ def test_buffer_pool_against_the_data_and_sizes_in_their_unit():
     assert fit.verdict == "confounding" and fit.values == [
         "1 GiB of InnoDB data fits in a 4 GiB buffer pool", "1 GiB of InnoDB data does not fit in a 256 MiB buffer pool"]
     assert [d.id for d in c.differences[:2]] == ["derived.buffer_pool_fit", "var.innodb_buffer_pool_size"]
-    assert ids["var.innodb_buffer_pool_size"].values == ["4 GiB (4294967296)", "256 MiB (268435456)"]
+    assert ids["var.innodb_buffer_pool_size"].values == ["4 GiB (4,294,967,296)", "256 MiB (268,435,456)"]
     assert ids["var.innodb_buffer_pool_size"].fix.startswith("set innodb_buffer_pool_size = 4G on B as on A")
     assert "derived.innodb_data_bytes" not in ids and "server.data_size.InnoDB.tables" not in ids  # the same dataset
     b.server.data_size = {"InnoDB": EngineSize(tables=16, data_bytes=1600 << 20, index_bytes=448 << 20)}

@@ -144,15 +144,15 @@ def test_info_fields():
 
 def test_check_setting_refuses_variables_missing_on_the_target():
     p = K.check_setting("query_cache_size", 0, "mysql", "8.0.36")
-    assert p == ["query_cache_size does not exist on mysql 8.0.36: removed in mysql 8.0.3"]
+    assert p == ["query_cache_size does not exist on MySQL 8.0.36: removed in MySQL 8.0.3"]
     p = K.check_setting("innodb_log_files_in_group", 2, "mariadb", "10.11.6")
-    assert len(p) == 1 and "removed in mariadb 10.6.0" in p[0]
+    assert len(p) == 1 and "removed in MariaDB 10.6.0" in p[0]
     p = K.check_setting("innodb_redo_log_capacity", "1G", "mysql", "5.7.44")
-    assert p == ["innodb_redo_log_capacity does not exist on mysql 5.7.44 (it exists on mysql >=8.0.30)"]
+    assert p == ["innodb_redo_log_capacity does not exist on MySQL 5.7.44 (it exists on MySQL >=8.0.30)"]
     p = K.check_setting("innodb_log_files_in_group", 2, "mysql", "8.0.36")
     assert p == []  # deprecated but still accepted: info().deprecated says so
     p = K.check_setting("innodb_dedicated_server", "ON", "mariadb", "10.11.6")
-    assert p == ["innodb_dedicated_server does not exist on mariadb"]
+    assert p == ["innodb_dedicated_server does not exist on MariaDB"]
 
 
 def test_check_setting_values():

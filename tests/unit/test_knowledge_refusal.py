@@ -66,10 +66,10 @@ def test_engine_drops_recommendation_missing_on_target():
     kept, notes = check_recommendation({"query_cache_size": "0", "max_connections": "300"}, "mysql", Version(8, 0, 36), default_catalogue())
     assert kept == {"max_connections": "300"}
     assert [n.kind for n in notes] == ["dropped"] and [n.variable for n in notes] == ["query_cache_size"]
-    assert [str(n) for n in notes] == ["dropped recommendation query_cache_size = 0: query_cache_size does not exist on mysql 8.0.36: "
-                     "removed in mysql 8.0.3"]
+    assert [str(n) for n in notes] == ["dropped recommendation query_cache_size = 0: query_cache_size does not exist on MySQL 8.0.36: "
+                     "removed in MySQL 8.0.3"]
     kept, notes = check_recommendation({"innodb_log_files_in_group": "2"}, "mariadb", Version(10, 11, 6), default_catalogue())
-    assert kept == {} and "removed in mariadb 10.6.0" in str(notes[0])
+    assert kept == {} and "removed in MariaDB 10.6.0" in str(notes[0])
     kept, notes = check_recommendation({"innodb_log_files_in_group": "2"}, "mariadb", Version(10, 4, 34), default_catalogue())
     assert kept == {"innodb_log_files_in_group": "2"} and notes == []
     kept, notes = check_recommendation({"my_plugin_var": "1"}, "mysql", Version(8, 0, 36), default_catalogue())

@@ -96,7 +96,7 @@ def test_validate_catalogue_only(tmp_path):
     # the same file for MySQL 8.0.20 names a variable that does not exist there
     p = invoke("mycnf", "--validate", str(good), "--flavor", "mysql", "--version", "8.0.20", "--no-server-check")
     assert p.returncode == 1
-    assert "innodb_redo_log_capacity does not exist on mysql 8.0.20" in p.stdout
+    assert "innodb_redo_log_capacity does not exist on MySQL 8.0.20" in p.stdout
     # and for a 16 GiB machine its 48G buffer pool exceeds the memory
     p = invoke("mycnf", "--validate", str(good), "--flavor", "mysql", "--version", "8.0.36", "--no-server-check",
                 "--ram", "16G")
@@ -109,7 +109,7 @@ def test_validate_problems_and_input_errors(tmp_path):
                    "innodb_flush_method = fsync\n")
     p = invoke("mycnf", "--validate", str(bad), "--flavor", "mysql", "--version", "8.0.36", "--no-server-check")
     assert p.returncode == 1
-    assert "query_cache_size does not exist on mysql 8.0.36: removed in mysql 8.0.3" in p.stdout
+    assert "query_cache_size does not exist on MySQL 8.0.36: removed in MySQL 8.0.3" in p.stdout
     assert "takes a number" in p.stdout and "the last one wins" in p.stdout
     p = invoke("mycnf", "--validate", str(tmp_path / "missing.cnf"), "--flavor", "mysql", "--version", "8.0.36")
     assert p.returncode == 4

@@ -100,7 +100,7 @@ def justification_problems(text: str) -> list[str]:
         if not head.startswith(f"# {m.group(1)}: "):
             problems.append(f"line {i + 1}: {m.group(1)} has no comment block naming it")
             continue
-        if not re.search(r": (rule [a-z0-9-]+ \((critical|warning|info)\)|sizing sizing\.[a-z-]+|guard [a-z.-]+|kept);", head):
+        if not re.search(r": (rule [a-z0-9-]+ \((critical|warning|info)\)|sizer sizing\.[a-z-]+|guard [a-z.-]+|kept);", head):
             problems.append(f"line {i + 1}: {m.group(1)}: no rule id / sizing step / guard / kept in {head!r}")
         if "; was " not in head and "unchanged (" not in head:
             problems.append(f"line {i + 1}: {m.group(1)}: no previous value")

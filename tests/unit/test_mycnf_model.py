@@ -72,7 +72,7 @@ def test_adapt_drops_what_the_target_does_not_have():
     q, why = adapt_to_target(P("query_cache_size", "0"), "mysql", Version(8, 0, 36), 2, CAT)
     assert q is None and "removed" in why
     q, why = adapt_to_target(P("innodb_log_files_in_group", "2"), "mariadb", Version(10, 11, 6), 1, CAT)
-    assert q is None and "removed in mariadb 10.6.0" in why
+    assert q is None and "removed in MariaDB 10.6.0" in why
     q, why = adapt_to_target(P("no_such_variable_x", "1"), "mysql", Version(8, 0, 36), 2, CAT)
     assert q is None and "not in the variable catalogue" in why
     q, why = adapt_to_target(P("log_bin", "ON"), "mysql", Version(8, 0, 36), 2, CAT)

@@ -67,7 +67,7 @@ def test_a_variable_the_target_lacks_is_not_applicable_with_the_catalogues_reaso
     rule = next(r for r in MADE if r.id == "risky-query-cache-type-enabled")
     ex = next(e for e in rule.spec.examples if e.expect == "not_applicable")
     out = evaluate(example_snapshot(ex), [rule], ex.purpose, catalogue=VARIABLES)[0]
-    assert out.status == "not_applicable" and "query_cache_type does not exist on mysql" in out.reason
+    assert out.status == "not_applicable" and "query_cache_type does not exist on MySQL" in out.reason
 
 
 def test_a_risky_value_no_hand_written_rule_covers_is_reported_by_the_full_catalogue():

@@ -15,8 +15,8 @@ SERVER = {"var.innodb_buffer_pool_size": "128M", "var.innodb_buffer_pool_instanc
           "var.innodb_redo_log_capacity": "100M"}
 
 
-def run(sizer_id, facts=None, workload="oltp", purpose="production", target="mysql 8.0.36", unsafe=False):
-    ctx = sizing_context(view({**SERVER, **HOST, **(facts or {})}, target, purpose), workload, unsafe)
+def run(sizer_id, facts=None, workload="oltp", purpose="production", target="mysql 8.0.36", unsafe=False, threads=None):
+    ctx = sizing_context(view({**SERVER, **HOST, **(facts or {})}, target, purpose), workload, unsafe, threads)
     return SIZERS[sizer_id].fn(ctx)
 
 
@@ -41,8 +41,10 @@ def test_sizing_io_capacity_for_datacenter_nvme():
 
 def test_sizing_benchmark_connections_and_log_buffer_only_for_their_workloads():
     assert run("sizing.benchmark-connections").status == "not_applicable"
-    assert lines(run("sizing.benchmark-connections", workload="benchmark", purpose="benchmark")) == \
-        {"max_connections": "1100"}
+    # sized from the benchmark's threads (issue 14 §2.16), not for a sweep to 1,024 on any host
+    assert lines(run("sizing.benchmark-connections", workload="benchmark", purpose="benchmark", threads=256)) == \
+        {"max_connections": "282"}
+    assert run("sizing.benchmark-connections", workload="benchmark", purpose="benchmark", threads=64).status == "passed"
     assert run("sizing.log-buffer").status == "not_applicable"
     assert lines(run("sizing.log-buffer", workload="bulk-load")) == {"innodb_log_buffer_size": "64M"}
 
@@ -78,6 +80,7 @@ def test_sizing_memory_budget_lowers_connections_on_a_small_host():
                                        "var.thread_stack": "1M", "status.Max_used_connections": 20})
     assert out.status == "fired" and "max_connections" in lines(out)
     assert int(lines(out)["max_connections"]) < 5000
+    assert "innodb_buffer_pool_size" not in lines(out)  # 30 connections at once fit: the pool is not cut for 5,000
 
 
 def test_pick_reference_prefers_the_targets_documentation():

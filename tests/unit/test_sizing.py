@@ -95,9 +95,11 @@ def test_io_capacity_connections_log_buffer():
     assert sizing.io_capacity_for("nvme_plp") == (10000, 20000)
     assert sizing.io_capacity_for("rotational") == (200, 400)
     assert sizing.io_capacity_for("virtual") is None
-    assert sizing.connections_for_workload("benchmark", 151) == 1100
-    assert sizing.connections_for_workload("benchmark", 5000) == 5000
-    assert sizing.connections_for_workload("oltp", 151) == 151
+    assert sizing.connections_for_workload("benchmark", 151, threads=1024)[0] == 1127
+    assert sizing.connections_for_workload("benchmark", 151, cpus=2)[0] == 151      # a 2-CPU sweep fits in 151
+    assert sizing.connections_for_workload("benchmark", 5000, threads=64)[0] == 5000  # never lowered
+    assert sizing.connections_for_workload("benchmark", 151)[0] is None             # nothing says how many
+    assert sizing.connections_for_workload("oltp", 151)[0] == 151
     assert sizing.log_buffer_for_workload("bulk-load", 16 * MiB) == 64 * MiB
     assert sizing.log_buffer_for_workload("oltp", 16 * MiB) == 16 * MiB
     assert sizing.log_buffer_target(64 * MiB, 3) == 128 * MiB

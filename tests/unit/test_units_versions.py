@@ -64,7 +64,7 @@ def test_version_ranges():
 
 @pytest.mark.parametrize("path,value,unit,shown", [
     ("var.innodb_flush_method", "", "enum", "'' (empty)"),              # MySQL 5.7's default on Unix means fsync
-    ("var.sort_buffer_size", "33554432", "bytes", "32 MiB (33554432)"),
+    ("var.sort_buffer_size", "33554432", "bytes", "32 MiB (33,554,432)"),  # one separator style on a line
     ("var.max_allowed_packet", 4194304, "bytes", "4 MiB (4,194,304)"),
     ("status.Innodb_log_write_requests", "102897619", "count", "102,897,619"),
     ("var.port", "3306", "count", "3306"),                               # not a counter: left as written
@@ -74,7 +74,7 @@ def test_version_ranges():
     ("var.plugin_buffer_size", "4194304", None, "4194304"),              # not catalogued: no unit is guessed
     ("derived.tls_in_use", True, None, "yes"),
     ("derived.nondefault_variables", ["a", "b"], None, "a, b"),
-    ("rate.Threads_created", 0.0712, "count", "0.07"),
+    ("rate.Threads_created", 0.0712, "count", "0.07/s"),                 # a rate says per second
 ])
 def test_format_evidence(path, value, unit, shown):
     assert format_evidence(path, value, unit) == shown

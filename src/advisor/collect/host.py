@@ -101,7 +101,8 @@ def decide_locality(host: Optional[str], transport: str, variables: dict[str, st
     addr, _ = resolve_address(host or "localhost")
     if addr is not None:
         if addr.is_loopback:
-            return Locality(True, f"{host} is a loopback address ({addr})")
+            same = host is None or str(addr) == host
+            return Locality(True, f"{host or 'localhost'} is a loopback address" + ("" if same else f" ({addr})"))
         mine = addresses if addresses is not None else local_addresses()
         if str(addr) in mine:
             return Locality(True, f"{host} ({addr}) is an address of this machine")

@@ -75,8 +75,9 @@ def mycnf(
     rules: RulesDirs = None,
     ignore: Ignore = None,
     mode: Annotated[Mode, typer.Option("--mode", help="changes (default): a conf.d drop-in with only what changes; full: a complete [mysqld] tuning section.", rich_help_panel=OUT)] = Mode.changes,
-    validate: Annotated[Optional[str], typer.Option("--validate", help="Check this my.cnf against the variable catalogue and, when a matching server binary is installed, the server itself; exit 1 on a problem.", rich_help_panel=OUT)] = None,
+    validate: Annotated[Optional[str], typer.Option("--validate", help="Check this my.cnf against the variable catalogue and, when a matching server binary is installed, the server itself; exit 1 on a problem or when an option could be checked by neither.", rich_help_panel=OUT)] = None,
     no_server_check: Annotated[bool, typer.Option("--no-server-check", help="With --validate: check against the catalogue only.", rich_help_panel=OUT)] = False,
+    sysbench: Annotated[Optional[str], typer.Option("--sysbench", help="The benchmark's sysbench command line, in quotes: its --threads size max_connections and the connections the memory budget counts.", rich_help_panel=RULES)] = None,
     output: OutputFile = None,
 ) -> None:
     """Write a tuned my.cnf where every setting carries its rule, previous value, reason and source; or validate one."""
@@ -99,8 +100,13 @@ def mycnf(
         _validate(validate, flavor, version, snapshot, demo, conn_given, ram_bytes, no_server_check, output, conn)
         return
     purpose_v = purpose.value if purpose is not None else None
+    threads = None
+    if sysbench is not None:
+        from advisor import api
+
+        threads = api.sysbench_threads(sysbench)  # a malformed command is a usage error before any connection
     common = dict(mode=mode.value, allow_unsafe_durability=allow_unsafe_durability, rules_dirs=tuple(rules or []),
-                  ignore=tuple(split_ids(ignore)))
+                  ignore=tuple(split_ids(ignore)), threads=threads)
     if profile:
         plan = _profile_plan(ram, ram_bytes, cores, disk, flavor, version, workload, purpose_v, common)
     else:
@@ -155,7 +161,7 @@ def _profile_plan(ram, ram_bytes, cores, disk, flavor, version, workload, purpos
     purpose_v = purpose_v or ("benchmark" if wl == "benchmark" else "production")
     return api.mycnf_profile(prof, purpose=purpose_v, mode=common["mode"],
                              allow_unsafe_durability=common["allow_unsafe_durability"],
-                             rules_dirs=common["rules_dirs"], ignore=common["ignore"])
+                             rules_dirs=common["rules_dirs"], ignore=common["ignore"], threads=common["threads"])
 
 
 def _server_plan(snapshot, demo, collection, stated, purpose, workload, calibration, common):  # type: ignore[no-untyped-def]

@@ -22,7 +22,7 @@ from typing import Any, Mapping, Optional, Union
 from advisor.knowledge.defaults import Inputs, compute
 from advisor.knowledge.values import NUMERIC as NUMERIC_UNITS
 from advisor.knowledge.values import normalise
-from advisor.versions import FLAVORS, Version, VersionRange
+from advisor.versions import FLAVORS, Version, VersionRange, flavor_name
 
 VersionLike = Union[Version, str]
 
@@ -242,14 +242,15 @@ class VariableCatalogue:
     # ------------------------------------------------------------ judgements on values
     def _absent_reason(self, name: str, flavor: str, version: Version) -> str:
         var = self._entries[name.lower()]
-        where = f"{flavor} {version}"
+        fl = flavor_name(flavor)
+        where = f"{fl} {version}"
         removed = var.removed.get(flavor)
         if removed and version >= Version.parse(removed):
-            text = f"{name} does not exist on {where}: removed in {flavor} {removed}"
+            text = f"{name} does not exist on {where}: removed in {fl} {removed}"
         else:
             ranges = [e.range for e in var.versions if flavor in e.flavors]
-            text = (f"{name} does not exist on {where} (it exists on {flavor} {' or '.join(ranges)})" if ranges
-                    else f"{name} does not exist on {flavor}")
+            text = (f"{name} does not exist on {where} (it exists on {fl} {' or '.join(ranges)})" if ranges
+                    else f"{name} does not exist on {fl}")
         repl = [r for r in var.replaced_by if self.exists_on(r, flavor, version)]
         if repl:
             text += f"; use {' and '.join(repl)} instead"
@@ -257,11 +258,12 @@ class VariableCatalogue:
 
     def _unknown_reason(self, name: str, flavor: str, version: Version) -> str:
         var = self.get(name)
+        fl = flavor_name(flavor)
         window = None if var is None else (getattr(var, "coverage", None) or {}).get(flavor)
         if var is not None and flavor in var.covered and window:
-            return (f"{name} is catalogued for {flavor} {window} only, so whether it exists on {flavor} {version} "
+            return (f"{name} is catalogued for {fl} {window} only, so whether it exists on {fl} {version} "
                     "is not known")
-        return (f"{name} is not in the variable catalogue for {flavor}, so whether it exists on {flavor} {version} "
+        return (f"{name} is not in the variable catalogue for {fl}, so whether it exists on {fl} {version} "
                 "is not known")
 
     def check_setting(self, name: str, value: Any, flavor: str, version: VersionLike) -> list[str]:
@@ -319,6 +321,8 @@ def _value_problems(spec: VarSpec, name: str, value: Any, where: str) -> list[st
             problems.append(f"{name} takes ON or OFF on {where} (got {value!r})")
     elif spec.enum:
         allowed = {x.lower() for x in spec.enum}
+        if spec.unit != "set" and str(value).strip().isdigit() and int(str(value).strip()) < len(spec.enum):
+            return problems  # an enum takes its index too: query_cache_type = 0 is OFF (my_getopt's find_type)
         got = n if spec.unit == "set" else {n}
         bad = sorted(x for x in got if x not in allowed)
         if bad:

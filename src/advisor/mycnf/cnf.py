@@ -45,6 +45,12 @@ def effective(options: Iterable[OptionLine]) -> dict[str, OptionLine]:
     return out
 
 
+# Options whose variable has another name on some servers: MariaDB before 11.1 takes --transaction-isolation
+# and --transaction-read-only for tx_isolation and tx_read_only (its manual lists them as their command-line
+# forms); MySQL 5.7 before 5.7.20 the same. Used when the option's own name is no variable on the target.
+OPTION_VARIABLE_ALIASES = {"transaction_isolation": "tx_isolation", "transaction_read_only": "tx_read_only"}
+
+
 def option_to_variable(key: str, value: Optional[str], is_variable: Callable[[str], bool]) -> Optional[tuple[str, str]]:
     """The server variable an option sets and the value it should show, or None when the option
     sets no variable of that name. `is_variable(name)` says whether the server has a variable.
@@ -59,6 +65,9 @@ def option_to_variable(key: str, value: Optional[str], is_variable: Callable[[st
         return ("log_bin", "ON")
     if is_variable(key):
         return (key, "ON" if value is None else value)
+    alias = OPTION_VARIABLE_ALIASES.get(key)
+    if alias is not None and is_variable(alias):
+        return (alias, "ON" if value is None else value)
     for prefix, forced in (("skip_", "OFF"), ("disable_", "OFF"), ("enable_", "ON")):
         if key.startswith(prefix) and is_variable(key[len(prefix):]):
             if value is not None and forced == "ON":

@@ -89,6 +89,7 @@ class MycnfOptions:
     ignore: tuple[str, ...] = ()
     source: str = "live"
     profile: Optional[Profile] = None
+    threads: Optional[int] = None          # the benchmark's client threads (--sysbench), for max_connections and memory
 
 
 @dataclass
@@ -128,6 +129,7 @@ class Plan:
     unsafe: list[str]          # relaxed durability settings written (empty = none)
     report: Any                # advisor.report.Report
     profile: Optional[Profile] = None
+    expected_why: str = ""     # where the connections expected at once come from (the budget's active count)
 
     @property
     def changes(self) -> list[Setting]:

@@ -94,16 +94,16 @@ def build_plan(snapshot: Any, report: Any, opts: MycnfOptions, catalogue: Variab
     ver_display = opts.profile.version if opts.profile is not None else snapshot.target.version
     return Plan(flavor=b.flavor, version=b.version, version_display=ver_display, purpose=opts.purpose,
                 workload=workload, mode=opts.mode, source=opts.source, settings=ordered,
-                facts=header_facts(snapshot, b.view, mem_line), budget=budget, budget_adjustments=adjustments,
+                facts=header_facts(snapshot, b.view, mem_line) + _workload_fact(b), budget=budget, budget_adjustments=adjustments,
                 limit_label=limit_label, not_changed=list(dict.fromkeys(b.not_changed)), unsafe=unsafe,
-                report=report, profile=opts.profile)
+                report=report, profile=opts.profile, expected_why=b.sizing.expected()[1])
 
 
 def _start(snapshot: Any, opts: MycnfOptions, catalogue: VariableCatalogue, workload: str,
            references: dict[str, tuple[str, ...]]) -> _Build:
     view = fact_view(snapshot, opts.purpose, catalogue)
     variables = {k.lower(): v for k, v in snapshot.server.variables.items()}
-    sizing = sizing_context(view, workload, opts.allow_unsafe_durability)
+    sizing = sizing_context(view, workload, opts.allow_unsafe_durability, opts.threads)
     bp = variables.get("innodb_buffer_pool_size")
     inputs = {"cpus": sizing.cpus, "ram_bytes": sizing.limit, "buffer_pool_bytes": _bytes(bp) if bp else None}
     return _Build(snapshot, opts, catalogue, view, sizing, snapshot.target.flavor, Version.parse(snapshot.target.version),
@@ -120,6 +120,11 @@ def _rule_proposals(b: _Build, report: Any) -> list[Proposal]:
             if n.kind == "dropped":
                 b.not_changed.append(f"{f.rule}: {n}.")
         for var, val in f.recommendation.items():
+            if var in f.experiments:
+                b.not_changed.append(f"{var} = {val}: {f.rule} ({f.severity}) suggests trying it; it changes how the "
+                                     "server runs the workload (and what a benchmark compares), so it is left for you "
+                                     f"to try and measure, not written (`advisor explain {f.rule}`).")
+                continue
             spec = b.catalogue.get(var)
             ref = f.references[0] if f.references else (spec.sources[0] if spec is not None else "")
             out.append(Proposal(var.lower(), str(val), f.rule, "rule", f.severity, f.message, ref))
@@ -197,14 +202,14 @@ def _fit_budget(b: _Build) -> tuple[memory.MemoryBudget, list[str]]:
     effective.update({k: s.value for k, s in b.settings.items()})
     values = memory.PlannedValues(b.flavor, b.version, effective, b.catalogue, b.sizing.cpus)
     limit = b.sizing.limit
+    active, _ = b.sizing.expected()
     if limit is None:
-        return memory.compute_budget(values, None), []
+        return memory.compute_budget(values, None, active), []
     mc_now = _bytes(b.variables.get("max_connections", "151")) or 151
-    max_used = b.view.known("status.Max_used_connections")
-    used = int(try_number(max_used)) if max_used is not None and try_number(max_used) is not None else None
+    unit = pool_unit(b.sizing, values.size("innodb_buffer_pool_size"))
     try:
-        _, adjustments, _ = memory.fit_to_memory(values, limit, pool_unit(b.sizing, values.size("innodb_buffer_pool_size")),
-                                                 memory.conn_floor_for(mc_now, used))
+        _, adjustments, _ = memory.fit_to_memory(values, limit, unit, memory.conn_floor_for(mc_now, b.sizing.max_used),
+                                                 active=active, bp_floor=b.sizing.data_floor(unit))
     except memory.BudgetError as e:
         raise UsageError(f"cannot size {b.flavor} {b.version} for a {format_size(limit)} {b.sizing.limit_label} "
                          f"limit: {e}.", "give the server more memory, or lower max_connections and the "
@@ -212,7 +217,8 @@ def _fit_budget(b: _Build) -> tuple[memory.MemoryBudget, list[str]]:
     texts = [_apply_adjustment(b, a) for a in adjustments]
     _round_buffer_pool(b)
     effective.update({k: s.value for k, s in b.settings.items()})
-    budget = memory.compute_budget(memory.PlannedValues(b.flavor, b.version, effective, b.catalogue, b.sizing.cpus), limit)
+    budget = memory.compute_budget(memory.PlannedValues(b.flavor, b.version, effective, b.catalogue, b.sizing.cpus), limit,
+                                   active)
     if budget.total > limit:  # fit_to_memory guarantees this cannot happen; never write a file that breaks it
         raise UsageError(f"internal budget check failed: {format_size(budget.total)} exceeds the "
                          f"{format_size(limit)} {b.sizing.limit_label} limit.", "report this as a bug.")
@@ -229,7 +235,7 @@ def _apply_adjustment(b: _Build, a: memory.Adjustment) -> str:
         s.value = new
     else:
         ref = pick_reference(b.references.get("sizing.memory-budget", ()), b.flavor, a.variable)
-        b.settings[a.variable] = Setting(a.variable, new, "sizing sizing.memory-budget", "sizing.memory-budget", "sizing",
+        b.settings[a.variable] = Setting(a.variable, new, "sizer sizing.memory-budget", "sizing.memory-budget", "sizing",
                                          b.previous(a.variable), a.reason[0].upper() + a.reason[1:] + ".", ref,
                                          b.restart(a.variable), [], category_of(a.variable))
     shown = format_number if counts else format_size
@@ -383,6 +389,13 @@ def _missing(snapshot: Any, prefix: str, default: str) -> str:
     return default
 
 
+def _workload_fact(b: _Build) -> list[str]:
+    n, why = b.sizing.expected()
+    if b.sizing.workload != "benchmark" and b.opts.threads is None and n is None:
+        return []
+    return [f"connections at once: {format_number(n)} ({why})" if n is not None else f"connections at once: unknown ({why})"]
+
+
 def header_facts(snapshot: Any, view: FactView, mem_line: str) -> list[str]:
     """The facts the plan was sized from, one line each, for the file's header."""
     lines = [mem_line]
@@ -409,7 +422,8 @@ def header_facts(snapshot: Any, view: FactView, mem_line: str) -> list[str]:
     lines.append(f"InnoDB data: {format_size(data)}" if not isinstance(data, Unknown) else f"InnoDB data: unknown ({data.reason})")
     c = snapshot.calibration
     if c is None:
-        lines.append(f"calibration: not run ({_missing(snapshot, 'calibration', 'not collected')})")
+        why = _missing(snapshot, "calibration", "")
+        lines.append("calibration: not run" + (f" ({why})" if why and "did not run" not in why else ""))
     else:
         parts = []
         if c.fsync_ms and c.fsync_ms.p50 is not None:

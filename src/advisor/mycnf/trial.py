@@ -122,6 +122,8 @@ PATH_OPTIONS = {
 }
 ALWAYS = ("datadir", "socket", "pid_file", "log_error", "tmpdir", "innodb_data_home_dir", "innodb_log_group_home_dir",
           "innodb_undo_directory")
+TLS_PATH_OPTIONS = ("ssl_ca", "ssl_capath", "ssl_cert", "ssl_key", "ssl_crl", "ssl_crlpath")
+TLS_OPTIONS = ("ssl", "have_ssl", "ssl_cipher", "tls_version", "require_secure_transport") + TLS_PATH_OPTIONS
 MEMORY_OPTIONS = ("innodb_buffer_pool_size", "aria_pagecache_buffer_size", "key_buffer_size", "query_cache_size")
 
 
@@ -152,6 +154,17 @@ def trial_overrides(opts: dict[str, OptionLine], work: Path, mem_available: Opti
                 notes.append(f"{name} = {opts[name].value} was pointed to {target} for the trial")
     if "log_bin" not in opts:
         args.append("--skip-log-bin")
+    tls = [n for n in TLS_OPTIONS if n in opts]
+    if tls:
+        # The certificate files are the target's: on this machine they are missing or unreadable, and a failed TLS
+        # set-up ("Failed to setup SSL") says nothing about the file. Tried without TLS; the catalogue checks them.
+        args.append("--skip-ssl")
+        missing = [f"{n} = {opts[n].value}" for n in tls if n in TLS_PATH_OPTIONS and opts[n].value
+                   and not Path(str(opts[n].value)).exists()]
+        notes.append("TLS options (" + ", ".join(f"{n} = {opts[n].value}" if opts[n].value is not None else n for n in tls)
+                     + ") are the target's; the trial ran with --skip-ssl"
+                     + (f" ({'; '.join(missing)}: not on this machine)" if missing else "")
+                     + ", so only the catalogue checked them")
     args.append("--skip-networking")
     budget = (mem_available or 0) // 2
     for name in MEMORY_OPTIONS:
@@ -294,6 +307,9 @@ def mariadb_trial(binary: str, binary_version: str, path: str, options: list[Opt
             extra, chk.overrides = trial_overrides(opts, work, _mem_available(), disk)
             if user_note:
                 chk.overrides.append(user_note)
+            if "user" in opts and user_args:
+                chk.overrides.append(f"user = {opts['user'].value} is the target's account; the trial ran as "
+                                     f"{user_args[0].split('=', 1)[1]}")
             cmd = [binary, f"--defaults-file={wrapper}", *extra, *user_args]
             with open(work / "stderr.log", "wb") as err:
                 proc = _spawn(procs, cmd, stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=child_env)
@@ -302,7 +318,7 @@ def mariadb_trial(binary: str, binary_version: str, path: str, options: list[Opt
             for line in log:
                 if "[ERROR]" in line:
                     chk.problems.append(_strip_log_prefix(line))
-                elif "[Warning]" in line and _mentions_option(line, opts):
+                elif "[Warning]" in line and _mentions_option(line, opts) and not _trial_user_change(line, user_args):
                     chk.warnings.append(_strip_log_prefix(line))
             if conn is None:
                 chk.ok = False
@@ -339,7 +355,10 @@ def _prepare_workdir(work: Path, path: str) -> tuple[Path, list[str], str, dict[
     (work / "tmp").mkdir()
     (work / "binlog").mkdir()
     wrapper = work / "trial.cnf"
-    wrapper.write_text(f"[mysqld]\n!include {Path(path).resolve()}\n", encoding="utf-8")
+    # mariadbd keeps the first --user it reads ("Ignoring user change to 'nobody' because the user was set to
+    # 'mysql' earlier"): the trial's user goes before the file's `user = mysql`, which names the target's account.
+    first = f"user={user[0]}\n" if user is not None else ""
+    wrapper.write_text(f"[mysqld]\n{first}!include {Path(path).resolve()}\n", encoding="utf-8")
     if user is not None and user[1] != 0:
         for p in (work, work / "tmp", work / "binlog"):
             os.chown(p, user[1], user[2])
@@ -378,6 +397,10 @@ def _read_back(chk: ServerCheck, conn: Any, opts: dict[str, OptionLine], extra: 
     finally:
         conn.close()
     overridden = {o.split("=", 1)[0][2:].replace("-", "_") for o in extra}
+    if "skip_networking" in overridden:
+        overridden |= {"port", "bind_address"}  # the trial listens on no TCP port
+    if "skip_ssl" in overridden:
+        overridden |= set(TLS_OPTIONS)
     for key, o in opts.items():
         mapped = option_to_variable(key, o.value, lambda n: n in server)
         if mapped is None or mapped[0] in overridden:
@@ -452,6 +475,14 @@ def _read_log(work: Path) -> list[str]:
 
 
 _PREFIX = re.compile(r"^\d{4}-\d\d-\d\d\s+\d+:\d\d:\d\d\s+\d+\s+")
+
+
+def _trial_user_change(line: str, user_args: list[str]) -> bool:
+    """A warning about the trial itself, not the file: the server kept the trial's --user over the file's
+    `user =`, or skipped an account of the temporary datadir under skip-name-resolve."""
+    if "ignored in --skip-name-resolve mode" in line:
+        return True  # about the temporary datadir's own accounts (root@<this host>), not the file
+    return bool(user_args) and "Ignoring user change" in line
 
 
 def _strip_log_prefix(line: str) -> str:

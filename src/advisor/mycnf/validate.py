@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from advisor.knowledge.catalogue import VariableCatalogue
-from advisor.mycnf.cnf import OptionLine, effective, option_to_variable, read_option_file, server_options
+from advisor.mycnf.cnf import (OPTION_VARIABLE_ALIASES, OptionLine, effective, option_to_variable, read_option_file,
+                               server_options)
 from advisor.mycnf.trial import ServerCheck, find_server_binary, mariadb_trial, mysql_validate_config
 from advisor.rules.memory import TARGET_FRACTION, PlannedValues, compute_budget
 from advisor.units import format_size
@@ -49,9 +50,27 @@ class ValidationResult:
     budget_ok: Optional[bool] = None
 
     @property
+    def unconfirmed(self) -> list[CheckItem]:
+        """Options neither the catalogue nor a server that started with the file could check: a removed or
+        misspelt option stops MySQL 8 and MariaDB ("unknown variable"), so the file is not confirmed valid."""
+        return [i for i in self.items if i.status == "not_checked"] if self.server.ok is not True else []
+
+    @property
     def ok(self) -> bool:
         return (not self.file_errors and all(i.status != "problem" for i in self.items)
-                and self.server.ok is not False and self.budget_ok is not False)
+                and self.server.ok is not False and self.budget_ok is not False and not self.unconfirmed)
+
+    @property
+    def verdict(self) -> str:
+        """valid | valid with warnings | not confirmed | NOT valid."""
+        if not (not self.file_errors and all(i.status != "problem" for i in self.items)
+                and self.server.ok is not False and self.budget_ok is not False):
+            return "NOT valid"
+        if self.unconfirmed:
+            return "not confirmed"
+        if any(i.status == "warning" for i in self.items) or self.server.warnings:
+            return "valid with warnings"
+        return "valid"
 
 
 # ---------------------------------------------------------------- catalogue
@@ -69,11 +88,21 @@ def catalogue_check(options: list[OptionLine], flavor: str, version: Version,
             items.append(CheckItem(o.where(), o.name, o.value, "warning", f"set again at {w.where()}; the last one wins"))
             continue
         mapped = option_to_variable(key, o.value, lambda n: n in known)
+        if mapped is None and key in STARTUP_OPTIONS:
+            items.append(CheckItem(o.where(), o.name, o.value, "ok", STARTUP_OPTIONS[key]))
+            continue
         if mapped is None:
             items.append(CheckItem(o.where(), o.name, o.value, "not_checked",
                                    "not in the variable catalogue; only the server check can tell whether it is valid"))
             continue
         var, value = mapped
+        alias = OPTION_VARIABLE_ALIASES.get(var)
+        if alias is not None and catalogue.exists_on(var, flavor, version) is False \
+                and catalogue.exists_on(alias, flavor, version):
+            var = alias  # --transaction-isolation sets tx_isolation on MariaDB before 11.1
+        if catalogue.exists_on(var, flavor, version) is None and var in STARTUP_OPTIONS:
+            items.append(CheckItem(o.where(), o.name, o.value, "ok", STARTUP_OPTIONS[var]))
+            continue
         if catalogue.exists_on(var, flavor, version) is None:
             items.append(CheckItem(o.where(), o.name, o.value, "not_checked",
                                    f"{var} is not catalogued for {flavor}; only the server check can tell"))
@@ -89,11 +118,51 @@ def catalogue_check(options: list[OptionLine], flavor: str, version: Version,
                 items.append(CheckItem(o.where(), o.name, o.value, "ok"))
             continue
         hard = [p for p in problems if "has no effect" not in p]
+        if hard and all(" below the minimum " in p or " above the maximum " in p for p in hard):
+            # out of range in an option file: the server starts and adjusts the value to the limit, with a warning
+            # ("option 'innodb-log-buffer-size': unsigned value 1048576 adjusted to 2097152")
+            items.append(CheckItem(o.where(), o.name, o.value, "warning",
+                                   hard[0] + "; the server adjusts it to that limit at start-up (with a warning)"))
+            continue
         loose = o.key.startswith("loose_")
         status = "problem" if hard and not (loose and "does not exist" in hard[0]) else "warning"
         items.append(CheckItem(o.where(), o.name, o.value, status, (hard or problems)[0]
                                + (" (loose- prefix: the server only warns)" if loose and status == "warning" and hard else "")))
     return items
+
+
+# Server options that are no system variable, so the variable catalogue cannot hold them, and that every
+# supported flavor and version takes (mysqld --help --verbose of MySQL 8.4 and MariaDB 10.11).
+STARTUP_OPTIONS = {
+    "user": "the account mysqld runs as (a start-up option, no variable)",
+    "plugin_load": "plugins to load at start-up (a start-up option, no variable)",
+    "plugin_load_add": "a plugin to load at start-up (a start-up option, no variable)",
+    **{n: "a path or identity option every server takes (not sized by the advisor, so not catalogued)"
+       for n in ("port", "socket", "datadir", "basedir", "tmpdir", "pid_file", "bind_address", "server_id", "log_error")},
+}
+
+
+def confirm_by_server(items: list[CheckItem], server: ServerCheck) -> list[CheckItem]:
+    """After a server started with the file: an option the catalogue could not check was accepted (MariaDB
+    and MySQL 8 refuse unknown options), or the server's warning about it says what it did; an option the
+    catalogue says does not exist was accepted and is ignored."""
+    out = []
+    for i in items:
+        said = next((w for w in server.warnings if _names(w, i.option)), None)
+        if i.status == "not_checked":
+            out.append(CheckItem(i.where, i.option, i.value, "warning" if said else "ok",
+                                 f"the server warned: {said}" if said else "accepted by the server (not in the catalogue)"))
+        elif i.status == "problem" and "does not exist" in i.message:
+            out.append(CheckItem(i.where, i.option, i.value, "warning",
+                                 f"{i.message}; the server accepted the option and ignores it"))
+        else:
+            out.append(i)
+    return out
+
+
+def _names(line: str, option: str) -> bool:
+    o = option[len("loose-"):] if option.startswith(("loose-", "loose_")) else option
+    return any(f"'{v}" in line for v in {o, o.replace("_", "-"), o.replace("-", "_")})
 
 
 # ---------------------------------------------------------------- server binaries
@@ -145,10 +214,23 @@ def validate_file(path: str, flavor: str, version: Version, target_source: str, 
     else:
         res.server = mysql_validate_config(binary, bver or "", path)
     if res.server.ok:
-        # The server started with every option: one the catalogue says does not exist is accepted and ignored.
-        res.items = [CheckItem(i.where, i.option, i.value, "warning",
-                               f"{i.message}; the server accepted the option and ignores it")
-                     if i.status == "problem" and "does not exist" in i.message else i for i in res.items]
+        res.items = confirm_by_server(res.items, res.server)
+    elif res.server.ran:
+        res.items = [_from_refusal(i, res.server) for i in res.items]
     return res
+
+
+def _from_refusal(item: CheckItem, server: ServerCheck) -> CheckItem:
+    """An option the catalogue could not check, after a trial that refused the file: the option it refused
+    ("unknown variable 'innodb_additional_mem_pool_size=20M'") is a problem; one it only warned about, a warning."""
+    if item.status != "not_checked":
+        return item
+    refused = next((p for p in server.problems if _names(p, item.option)), None)
+    if refused is not None:
+        return CheckItem(item.where, item.option, item.value, "problem", f"the server refused it: {refused}")
+    said = next((w for w in server.warnings if _names(w, item.option)), None)
+    if said is not None:
+        return CheckItem(item.where, item.option, item.value, "warning", f"the server warned: {said}")
+    return item
 
 

@@ -29,13 +29,31 @@ def render_json(snap: Snapshot) -> str:
 def render_text(snap: Snapshot) -> str:
     cal = snap.calibration
     t = snap.target
-    where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
     if cal is None:
-        return f"advisor calibrate — {t.flavor} {t.version} at {where}: calibration did not run.\n"
-    head = (f"advisor calibrate — {t.flavor} {t.version} at {where} — {cal.duration_s:.1f} s of a "
+        return f"advisor calibrate — {t.title}: calibration did not run.\n"
+    head = (f"advisor calibrate — {t.title} — {cal.duration_s:.1f} s of a "
             f"{cal.budget_s or 0:g} s budget ({cal.mode}), at most {cal.connections_max or 0} "
             f"connection{'' if cal.connections_max == 1 else 's'} open")
     return "\n".join([head, "", *body_lines(snap)]).rstrip() + "\n"
+
+
+# The verdict codes (advisor.rules.calibration, advisor.measure.flush_class) stay in JSON; a person
+# reads these words. A code without a label is shown with its underscores as spaces, never raw.
+VERDICT_LABELS = {
+    "near": "near", "lan": "local network", "far": "far", "no_network": "no network in the path",
+    "client_bound": "bound by the client", "link_unknown": "link speed unknown", "line_rate": "at line rate",
+    "server_bound": "bound by the server", "path_bottleneck": "capped on the path",
+    "below_line_rate": "below line rate", "unavailable": "not available", "measurable_cost": "measurable cost",
+    "negligible": "negligible", "server_value_slower": "server's value slower",
+    "server_value_not_slower": "server's value not slower", "not_measured": "not measured",
+    "measured": "measured", "memory": "in memory", "plp_like": "like power-loss-protected storage",
+    "intermediate": "intermediate", "client_nvme_like": "like a client NVMe drive", "slow": "slow",
+    "unknown": "unknown",
+}
+
+
+def verdict_label(code: str) -> str:
+    return VERDICT_LABELS.get(code, code.replace("_", " "))
 
 
 def body_lines(snap: Snapshot) -> list[str]:
@@ -53,7 +71,7 @@ def body_lines(snap: Snapshot) -> list[str]:
 
     def verdict(key: str) -> None:
         if key in v:
-            lines.append(f"{'':<{w}}→ {v[key].code}: {v[key].why}")
+            lines.append(f"{'':<{w}}→ {verdict_label(v[key].code)}: {v[key].why}")
 
     r = cal.rtt_ms
     if r is not None and r.samples:

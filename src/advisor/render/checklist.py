@@ -1,7 +1,8 @@
 """Checklist renderers: Markdown (templates/checklist.md.j2) and JSON. They return strings and never print.
 
 The Markdown view model is built here; the template only loops over it (no logic, StrictUndefined).
-Item boxes: `[x]` for pass, `[ ]` for fail, unknown and manual (those are what is left to do).
+Item boxes: `[x]` for pass, `[ ]` for fail, unknown and manual (those are what is left to do); a note (an
+info finding: something to state or consider) has no box, since it is neither passed nor failed.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from advisor.checklist import PHASE_TITLES, Checklist, Item
 from advisor.render.templates import render_template
 
 TEMPLATE = "checklist.md.j2"
-STATUS_LABEL = {"pass": "pass", "fail": "FAIL", "unknown": "unknown", "manual": "manual"}
+STATUS_LABEL = {"pass": "pass", "fail": "FAIL", "unknown": "unknown", "manual": "manual", "note": "note"}
+BOX = {"pass": "[x] ", "fail": "[ ] ", "unknown": "[ ] ", "manual": "[ ] ", "note": ""}
 
 
 def _code(text: str) -> str:
@@ -40,15 +42,14 @@ def _item_view(it: Item) -> dict[str, Any]:
         lines.append(f"Command: {_code(it.command)}")
     if it.rule:
         lines.append(f"Rule {_code(it.rule)} ({it.severity}); details: {_code('advisor explain ' + it.rule)}")
-    return {"box": "x" if it.status == "pass" else " ", "title": _text(it.title), "status": STATUS_LABEL[it.status],
+    return {"box": BOX[it.status], "title": _text(it.title), "status": STATUS_LABEL[it.status],
             "lines": lines}
 
 
 def view_model(cl: Checklist) -> dict[str, Any]:
     t = cl.target
-    where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
     counts = cl.counts()
-    header = [f"# Pre-benchmark checklist: {t.flavor} {t.version} at {where}", ""]
+    header = [f"# Pre-benchmark checklist: {t.title}", ""]
     src = f"Source: {cl.source}" + (f", collected {cl.collected_at}" if cl.collected_at else "") + "."
     header.append(src + " Purpose: benchmark.")
     if cl.sysbench is not None:
@@ -57,8 +58,9 @@ def view_model(cl: Checklist) -> dict[str, Any]:
     if cl.local is not None:
         header.append("")
         header.append(f"sysbench on this machine: {_text(cl.local.describe())}.")
-    header += ["", f"{counts['fail']} fail, {counts['unknown']} unknown, {counts['manual']} manual, {counts['pass']} pass. "
-               "Ticked items hold now; tick the others when done."]
+    header += ["", f"{counts['fail']} fail, {counts['unknown']} unknown, {counts['manual']} manual, {counts['pass']} pass, "
+               f"{counts['note']} note{'' if counts['note'] == 1 else 's'}. "
+               "Ticked items hold now; tick the others when done; notes (no box) are to state or consider."]
     phases = [{"title": PHASE_TITLES[p], "entries": [_item_view(it) for it in items]}
               for p, items in cl.by_phase() if items]
     footer: list[str] = []

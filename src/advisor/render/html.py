@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from advisor import __version__
+from advisor.render.terminal import group_by_reason
 from advisor.render import charts as ch
 from advisor.render import svg
 from advisor.units import format_evidence
@@ -136,10 +137,6 @@ def render_page(page: Page) -> str:
 
 # ---------------------------------------------------------------- audit
 
-def _where(t: Any) -> str:
-    return f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
-
-
 def finding_view(f: Any) -> FindingView:
     return FindingView(
         rule=f.rule, severity=f.severity, title=f.title, message=f.message, category=f.category,
@@ -165,7 +162,7 @@ def audit_page(report: "Report", snap: Optional["Snapshot"] = None) -> Page:
     t = report.target
     counts, sev = report.counts(), report.severity_counts()
     source = "live" if report.source == "live" else f"from {report.source}"
-    page = Page(title=f"advisor audit — {t.flavor} {t.version} at {_where(t)}",
+    page = Page(title=f"advisor audit — {t.title}",
                 subtitle=f"purpose: {report.purpose} · {source}"
                          + (f" · collected {report.collected_at}" if report.collected_at else ""),
                 kind="audit",
@@ -186,7 +183,7 @@ def audit_page(report: "Report", snap: Optional["Snapshot"] = None) -> Page:
     unknown = [o for o in report.outcomes if o.status == "unknown"]
     if unknown:
         page.sections.append(Section("unknown", "Not evaluated (facts missing)",
-                                     items=[f"{o.rule}: {o.reason}" for o in unknown]))
+                                     items=group_by_reason(unknown, tuple(f"{m.fact}: {m.reason}" for m in report.missing))))
     page.sections.append(Section("outcomes", "Every rule", tables=[table(
         f"{len(report.outcomes)} rules: {counts['fired']} fired, {counts['passed']} passed, "
         f"{counts['not_applicable']} not applicable, {counts['unknown']} unknown",
@@ -216,7 +213,7 @@ def calibration_sections(snap: "Snapshot") -> list[Section]:
     head = (f"{cal.duration_s:.1f} s of a {cal.budget_s or 0:g} s budget ({cal.mode or 'full'}), at most "
             f"{cal.connections_max or 0} connection{'' if cal.connections_max == 1 else 's'} open.")
     verdicts = table("Verdicts", ("probe", "verdict", "why"),
-                     tuple((k, x.code.replace("_", " "), x.why) for k, x in v.items()))
+                     tuple((k, cal_render.verdict_label(x.code), x.why) for k, x in v.items()))
     sec = Section("calibration", "Calibration", [head], tables=[verdicts] if v else [],
                   items=[f"{m.fact}: {m.reason}" for m in cal.missing])
     sec.charts = [chart_view(c, cap) for c, cap in ch.calibration_charts(cal, route_of(snap))]
@@ -253,7 +250,7 @@ def calibration_page(snap: "Snapshot") -> Page:
             stats.append(Stat("flush p50", ch.ms_text(cal.fsync_ms.p50)))
         if cal.tls is not None and cal.tls.throughput_ratio is not None:
             stats.append(Stat("TLS ÷ plain stream", f"{cal.tls.throughput_ratio:.2f}"))
-    page = Page(title=f"advisor calibrate — {t.flavor} {t.version} at {_where(t)}",
+    page = Page(title=f"advisor calibrate — {t.title}",
                 subtitle=f"collected {snap.collected_at}", kind="calibration", stats=stats,
                 footer=f"advisor {__version__} · calibration contract advisor.calibration/1 (JSON: --format json)")
     page.sections += calibration_sections(snap)

@@ -16,7 +16,9 @@ from advisor.units import format_evidence
 
 def _server(report: Any) -> str:
     t = report.target
-    return f"{t.host}:{t.port}" if t.transport == "tcp" else f"{t.socket or 'localhost'}"
+    if t.transport != "tcp":
+        return t.socket or "localhost"
+    return t.where or f"{t.flavor}-{t.version} (address not known)"
 
 
 def _finding_text(f: Any) -> str:

@@ -83,8 +83,13 @@ def _header(plan: Plan, n_restart: int) -> dict[str, Any]:
 def _budget_lines(plan: Plan) -> list[str]:
     b = plan.budget
     width = 34
-    out = ["total = buffer pool + log buffer + other global caches + max_connections × per-connection",
-           "        buffers + server overhead (worst case: every connection uses all its buffers at once)"]
+    if b.active is None:
+        out = ["total = buffer pool + log buffer + other global caches + max_connections × per-connection",
+               "        buffers + server overhead (worst case: every connection uses all its buffers at once)"]
+    else:
+        out = ["total = buffer pool + log buffer + other global caches + the connections expected at once ×",
+               "        per-connection buffers + server overhead (the worst case of every max_connections using",
+               "        all its buffers at once is shown below, not spent)"]
     parts = " + ".join(f"{p.name} {format_size(p.bytes)}" for p in b.per_connection_parts)
     for line in b.lines:
         detail = line.detail if line.name == "connections" else ""
@@ -100,6 +105,13 @@ def _budget_lines(plan: Plan) -> list[str]:
                    f"{format_size(b.limit)} {plan.limit_label} limit: {verdict} (target ≤ {int(TARGET_FRACTION * 100)} %)")
     else:
         out.append(f"{'total':<{width}} {format_size(b.total):>10}   memory limit unknown: not checked (pass --ram)")
+    if b.active is not None and b.worst_case is not None:
+        share = f" = {b.worst_case / b.limit * 100:.0f} % of the limit" if b.limit else ""
+        warn = "WARNING: " if b.limit and b.worst_case > b.limit else ""
+        out += _wrap(f"{warn}worst case: {format_size(b.worst_case)}{share} if all {b.max_connections:,} connections "
+                     f"used every per-connection buffer at once; sized for {b.active:,} at once ({plan.expected_why}), "
+                     "so watch Max_used_connections and lower max_connections or the per-connection buffers if "
+                     "the workload grows past that.", "  ", "    ")
     for a in b.assumptions:
         out += _wrap(f"assumed: {a}", "  ", "    ")
     for a in plan.budget_adjustments:
@@ -158,8 +170,16 @@ def _install(plan: Plan, n_restart: int) -> list[str]:
         out.append("Install: merge this [mysqld] section into my.cnf in place of its tuning lines; keep the paths, "
                    "ports and identity settings from the existing file.")
         out.append("Roll back: restore the previous my.cnf and restart.")
-    out.append(f"Restart: {n_restart} of the changed settings take effect only after a restart; the others are "
-               "marked dynamic with the SET GLOBAL that applies them now.")
+    n = len(plan.changes)
+    if n_restart == 0:
+        out.append("Restart: none of the changed settings needs one; each is marked with the SET GLOBAL that applies it now.")
+    elif n_restart == n:
+        out.append("Restart: the changed setting takes effect only after a restart." if n == 1
+                   else f"Restart: all {n} changed settings take effect only after a restart.")
+    else:
+        out.append(f"Restart: {n_restart} of the {n} changed settings "
+                   f"{'takes' if n_restart == 1 else 'take'} effect only after a restart; the others are marked "
+                   "dynamic with the SET GLOBAL that applies them now.")
     out.append("Before the restart: advisor mycnf --validate FILE (checks names and values against the variable "
                "catalogue and, when a matching server binary is installed, against the server itself).")
     out.append("After the restart: advisor verify --cnf FILE (compares the running server with this file).")

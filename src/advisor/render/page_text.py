@@ -33,10 +33,31 @@ def describe(cond: Condition, indent: int = 0) -> str:
     return f"{pad}- {word}:\n" + "\n".join(describe(c, indent + 1) for c in cond.items)
 
 
+def _placeholder_words(m: re.Match[str]) -> str:
+    """A message placeholder in words, for a page that has no facts to fill it with: {var.x} -> "the
+    current x", {rec.x} -> "the recommended x", {derived.redo_variable} -> "the redo variable"."""
+    path = m.group(1)
+    root, _, rest = path.partition(".")
+    if path == "recommendation":
+        return "the recommended value"
+    if root == "rec":
+        return f"the recommended {rest}"
+    if root in ("var", "status"):
+        return f"the current {rest}"
+    if path == "target.flavor":
+        return "the server's flavor"
+    if path == "target.version":
+        return "the server's version"
+    return "the " + path.rsplit(".", 1)[-1].replace("_", " ")
+
+
 def paragraph(text: str) -> str:
-    text = re.sub(r"\{rec\.[a-z0-9_]+\}|\{recommendation\}", "the recommended value", text)
-    text = re.sub(r"\{([A-Za-z0-9_.]+)(\|[a-z_]+)?\}", r"<\1>", text)
+    text = re.sub(r"\{([A-Za-z0-9_.]+)(\|[a-z_]+)?\}", _placeholder_words, text)
     return "\n\n".join(" ".join(p.split()) for p in text.strip().split("\n\n"))
+
+
+def has_placeholders(text: str) -> bool:
+    return re.search(r"\{[A-Za-z0-9_.]+(\|[a-z_]+)?\}", text) is not None
 
 
 def toml_value(v: object) -> str:

@@ -23,7 +23,7 @@ from advisor.rules.formulas import FORMULAS
 from advisor.rules.schema import Rule
 from advisor.units import format_size
 
-from advisor.render.page_text import GENERATED, HEADER, describe, paragraph, toml_value  # noqa: F401  (re-exported)
+from advisor.render.page_text import GENERATED, HEADER, describe, has_placeholders, paragraph, toml_value  # noqa: F401  (re-exported)
 
 
 def rule_page(rule: Rule, catalogue: VariableCatalogue) -> str:
@@ -45,6 +45,7 @@ def rule_page(rule: Rule, catalogue: VariableCatalogue) -> str:
         out.append("")
     out += ["## Why it matters", "", paragraph(s.rationale), ""]
     fired = next((ex for ex in s.examples if ex.expect == "fired"), None)
+    f = None
     if fired is not None:
         res = run_example(rule, fired, catalogue)
         f = res.outcome.finding
@@ -59,7 +60,9 @@ def rule_page(rule: Rule, catalogue: VariableCatalogue) -> str:
         res = run_example(rule, quiet, catalogue)
         out += [f"It stays quiet for example `{quiet.name}` ({quiet.target}): {res.outcome.reason}.", ""]
     out += ["## Recommendation", ""]
-    if s.fix:
+    if s.fix and has_placeholders(s.fix) and f is not None and f.fix:
+        out += ["For the example above, the audit's fix reads:", "", "> " + f.fix, ""]
+    elif s.fix:
         out += [paragraph(s.fix), ""]
     for rec in s.recommend:
         if rec.formula:
@@ -209,7 +212,7 @@ def check_page(entry: CheckEntry, catalogue: VariableCatalogue) -> str:
     out = [HEADER.format(path=entry.path), "", f"# {s.id}: {s.title}", "",
            f"Checklist check · phase `{s.phase}`" + (f" · {kind}" if s.reminder else ""), "",
            "## Why it matters", "", paragraph(s.rationale), ""]
-    shown = next((ex for ex in s.examples if ex.expect in ("fail", "manual", "unknown")), None)
+    shown = next((ex for ex in s.examples if ex.expect in ("fail", "manual", "unknown", "note")), None)
     if shown is not None:
         out += _check_example(entry, shown, catalogue)
     quiet = next((ex for ex in s.examples if ex.expect in ("pass", "omitted")), None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from advisor.render.terminal import group_by_reason
 from advisor.report import Report
 from advisor.units import format_evidence
 
@@ -12,8 +13,7 @@ def _cell(s: str) -> str:
 
 def render(report: Report, measured: list[str] | None = None) -> str:
     t = report.target
-    where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
-    out = [f"# advisor audit: {t.flavor} {t.version} at {where}", "",
+    out = [f"# advisor audit: {t.title}", "",
            f"Purpose: **{report.purpose}**. Source: {report.source}.", ""]
     counts, sev = report.counts(), report.severity_counts()
     out.append(f"{counts['fired']} findings ({sev['critical']} critical, {sev['warning']} warning, {sev['info']} info); "
@@ -51,6 +51,11 @@ def render(report: Report, measured: list[str] | None = None) -> str:
     unknown = [o for o in report.outcomes if o.status == "unknown"]
     if unknown:
         out += ["## Not evaluated", ""]
-        out += [f"- `{o.rule}`: {_cell(o.reason)}" for o in unknown]
+        missing = tuple(f"{m.fact}: {m.reason}" for m in report.missing)
+        out += [f"- {_cell(line)}" for line in group_by_reason(unknown, missing)]
+        out.append("")
+    if report.missing:
+        out += ["## Not collected", ""]
+        out += [f"- {_cell(f'{m.fact}: {m.reason}')}" for m in report.missing]
         out.append("")
     return "\n".join(out).rstrip() + "\n"

@@ -22,7 +22,9 @@ KIND = {"fired": "fail", "passed": "pass", "not_applicable": "notApplicable", "u
 
 def _server_name(report: Any) -> str:
     t = report.target
-    return f"{t.host}:{t.port}" if t.transport == "tcp" else f"{t.socket or 'localhost'}"
+    if t.transport != "tcp":
+        return t.socket or "localhost"
+    return t.where or f"{t.flavor}-{t.version} (address not known)"
 
 
 def _descriptor(rule: Any) -> dict[str, Any]:

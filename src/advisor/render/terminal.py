@@ -3,13 +3,49 @@ and recommendation, then a summary of outcomes. Colour only when asked (the CLI 
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from advisor.report import Report
+from advisor.rules.engine import Outcome
 from advisor.units import format_evidence
 
 _COL = {"critical": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m", "dim": "\033[2m", "bold": "\033[1m",
         "reset": "\033[0m"}
+
+
+def fill(text: str, width: int, indent: str) -> str:
+    """Wrap at spaces only: an identifier, an option (--host-facts-only) or a path is never split."""
+    return textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=indent,
+                         break_on_hyphens=False, break_long_words=False)
+
+
+_UNKNOWN_REASON = re.compile(r"^(?:cannot tell whether it applies: )?(\S+) is unknown: (.+)$", re.S)
+
+
+def group_by_reason(outcomes: list[Outcome], missing: tuple[str, ...] = ()) -> list[str]:
+    """Unknown outcomes as lines, grouped by the reason the fact is missing, in first-seen order: a
+    reason shared by several rules (no calibration ran, no host facts) is printed once, after the rules
+    (and facts) it kept from being evaluated. A reason that is one of the report's `missing` entries
+    ("fact: reason", listed under "Not collected") is referred to, not repeated."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for o in outcomes:
+        m = _UNKNOWN_REASON.match(o.reason)
+        key = m.group(2) if m else o.reason
+        groups.setdefault(key, []).append((o.rule, m.group(1) if m else ""))
+    lines = []
+    for reason, rules in groups.items():
+        section = next((m.split(": ", 1)[0] for m in missing if reason == m), None)
+        if section is not None:
+            names = ", ".join(f"{r} ({fact})" if fact else r for r, fact in rules)
+            lines.append(f"{names}: {section} not collected (see Not collected)")
+        elif len(rules) == 1:
+            rule = rules[0][0]
+            lines.append(f"{rule}: " + next(o.reason for o in outcomes if o.rule == rule))
+        else:
+            names = ", ".join(f"{r} ({fact})" if fact else r for r, fact in rules)
+            lines.append(f"{len(rules)} rules, {names}: the facts are unknown: {reason}")
+    return lines
 
 
 def render(report: Report, color: bool = False, verbose: bool = False, width: int = 100,
@@ -19,12 +55,11 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
         return f"{_COL[name]}{text}{_COL['reset']}" if color else text
 
     t = report.target
-    where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
     # never split an identifier (innodb_buffer_pool_size, sizing.buffer-pool): long words overflow the line
     wrap = lambda s, ind, rest=None: textwrap.fill(s, width=width, initial_indent=ind,  # noqa: E731
                                                    subsequent_indent=ind if rest is None else rest,
                                                    break_long_words=False, break_on_hyphens=False)
-    lines = [c("bold", wrap(f"advisor audit — {t.flavor} {t.version} at {where} — purpose: {report.purpose}", ""))]
+    lines = [c("bold", wrap(f"advisor audit — {t.title} — purpose: {report.purpose}", ""))]
     if report.source != "live":
         lines.append(c("dim", wrap(f"from {report.source}" + (f", collected {report.collected_at}" if report.collected_at else ""), "")))
     lines.append("")
@@ -68,8 +103,8 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
     if unknown:
         lines.append("")
         lines.append(c("dim", "Could not evaluate (facts missing):"))
-        for o in unknown:
-            lines.append(c("dim", wrap(f"{o.rule}: {o.reason}", "  ")))
+        for line in group_by_reason(unknown, tuple(f"{m.fact}: {m.reason}" for m in report.missing)):
+            lines.append(c("dim", wrap(line, "  ")))
     if verbose:
         lines.append("")
         for o in report.outcomes:

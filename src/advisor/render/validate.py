@@ -35,7 +35,13 @@ def render_text(r: ValidationResult) -> str:
     n_prob = sum(1 for i in r.items if i.status == "problem") + len(r.file_errors) + len(s.problems) + (r.budget_ok is False)
     n_warn = sum(1 for i in r.items if i.status == "warning") + len(s.warnings)
     lines.append("")
-    lines.append(("valid" if r.ok else "NOT valid") + f": {n_prob} problem(s), {n_warn} warning(s).")
+    verdict = r.verdict
+    tail = ""
+    if verdict == "not confirmed":
+        names = ", ".join(i.option for i in r.unconfirmed)
+        tail = (f" {len(r.unconfirmed)} option(s) neither the catalogue nor a server check could confirm ({names}); "
+                "an unknown or removed option stops the server at start-up.")
+    lines.append(f"{verdict}: {n_prob} problem(s), {n_warn} warning(s).{tail}")
     return "\n".join(lines) + "\n"
 
 

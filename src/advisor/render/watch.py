@@ -10,6 +10,7 @@ from typing import Any, Optional
 from advisor.rules.facts import FILTERS
 from advisor.units import format_evidence, format_number
 from advisor.watch.model import HostInterval, Interval, WatchRun
+from advisor.versions import flavor_name
 from advisor.watch.report import REPORT_SCHEMA, WatchReport
 
 _COL = {"warning": "\033[33m", "info": "\033[36m", "critical": "\033[1;31m", "dim": "\033[2m", "bold": "\033[1m",
@@ -78,8 +79,9 @@ def table(run: WatchRun) -> list[str]:
 
 def _where(run: WatchRun) -> str:
     t = run.setup.target
-    where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "socket")
-    return f"{t.flavor} {t.version} at {where}"
+    where = (f"{t.host}:{t.port}" if t.host else "") if t.transport == "tcp" else (t.socket or "socket")
+    name = f"{flavor_name(t.flavor or 'server')} {t.version or ''}".strip()
+    return f"{name} at {where}" if where else f"{name} (address not known)"
 
 
 def setup_lines(run: WatchRun) -> list[str]:

@@ -52,6 +52,7 @@ class Finding:
     fix: str = ""
     notes: list[Note] = field(default_factory=list)
     units: dict[str, str] = field(default_factory=dict)  # evidence path -> unit (FactView.unit), for renderers
+    experiments: tuple[str, ...] = ()  # recommended variables that are an experiment to try, not a fix
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -92,6 +93,8 @@ def _show(path: str, value: Any, unit: Optional[str]) -> str:
         if unit == "bytes" and abs(n) >= 1 << 20:
             return f"{path} is {format_size(n)}"
         return f"{path} is {format_number(n)}"
+    if isinstance(value, str) and value.strip() == "":
+        return f"{path} is '' (empty)"
     return f"{path} is {value!r}"
 
 
@@ -149,8 +152,8 @@ def _eval_leaf(leaf: Leaf, view: FactView) -> tuple[Optional[bool], str]:
         return None, f"{leaf.fact} cannot be compared: {e}"
     shown = _show(leaf.fact, val, view.unit(leaf.fact))
     if shown_ref:
-        rel = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥"}[leaf.op]
-        return ok, f"{shown}, {'' if ok else 'not '}{rel} {shown_ref}"
+        rel = (ops.SYMBOL if ok else ops.NEGATED)[leaf.op]
+        return ok, f"{shown}, {rel} {shown_ref}"
     return ok, ops.sentence(leaf.op, shown, literals, leaf.pattern.pattern if leaf.pattern else "", negated=not ok)
 
 
@@ -226,6 +229,7 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
 
     recommendation: dict[str, str] = {}
     notes: list[Note] = []
+    experiments: list[str] = []
     for rec, cond in zip(spec.recommend, rule.recommend_whens):
         if cond is not None:
             rr, _ = eval_condition(cond, view)
@@ -243,6 +247,8 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
         elif rec.variable is not None and rec.value is not None:
             val = rec.value
             recommendation[rec.variable] = ("ON" if val else "OFF") if isinstance(val, bool) else str(val)
+            if rec.experiment:
+                experiments.append(rec.variable)
 
     recommendation, dropped = check_recommendation(recommendation, view.flavor, view.version, view.catalogue)
     notes += dropped
@@ -271,6 +277,7 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
         variables=variables, evidence=evidence, recommendation=recommendation,
         references=list(spec.references), fix=" ".join(render_template(fix, view, extra).split()), notes=notes,
         units={p: u for p in evidence if (u := view.unit(p))},
+        experiments=tuple(x for x in experiments if x in recommendation),
     )
     return Outcome(spec.id, "fired", why, finding)
 

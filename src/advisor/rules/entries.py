@@ -31,7 +31,7 @@ from advisor.versions import FLAVORS
 SIZER_ID_RE = re.compile(r"^[a-z]+\.[a-z0-9]+(-[a-z0-9]+)*$")
 CHECK_ID_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
 Workload = Literal["oltp", "bulk-load", "benchmark"]
-CheckExpect = Literal["pass", "fail", "unknown", "manual", "omitted"]
+CheckExpect = Literal["pass", "fail", "unknown", "manual", "note", "omitted"]
 
 
 class _Strict(BaseModel):
@@ -67,6 +67,7 @@ class SizerExample(_Strict):
     target: str = Field("mysql 8.0.36", description="'<flavor> <version>'")
     workload: Optional[Workload] = Field(None, description="default: benchmark for purpose benchmark, else oltp")
     allow_unsafe_durability: bool = False
+    threads: Optional[int] = Field(None, description="the benchmark's client threads (mycnf --sysbench)")
     facts: dict[str, Any] = Field(default_factory=dict)
     proposals: Optional[dict[str, str]] = Field(None, description="the exact lines {variable: value} when fired")
     reason_contains: list[str] = Field(default_factory=list)

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.snapshot import Snapshot
 from advisor.units import format_number, format_size, parse_bool, try_number
-from advisor.versions import Version
+from advisor.versions import Version, flavor_name
 
 # A rate averaged since start needs this much uptime: right after a start (and a load) the counters
 # describe the start-up, not the workload (a MariaDB 10.6 dump 61 s after a load read as 16 GiB/h of redo).
@@ -434,6 +434,9 @@ FILTERS: dict[str, Callable[[Any], str]] = {
 }
 
 
+EMPTY_VALUE = "'' (empty)"  # an empty value in a sentence, as the evidence shows it (advisor.units.format_evidence)
+
+
 def template_paths(template: str) -> list[tuple[str, Optional[str]]]:
     return [(m.group(1), m.group(2)) for m in _PLACEHOLDER.finditer(template)]
 
@@ -448,10 +451,14 @@ def render_template(template: str, view: FactView, extra: Optional[dict[str, Any
             recs = [f"{k[4:]} = {v}" for k, v in extra.items() if k.startswith("rec.")]
             return ", ".join(recs) if recs else "(no computed value)"
         if path.startswith("rec.") and path not in extra:
-            return ""
+            return "(no computed value)"
         v = extra[path] if path in extra else view.get(path)
-        if isinstance(v, Unknown):
+        if isinstance(v, Unknown) or v is None:
             return "unknown"
+        if path == "target.flavor" and flt in (None, "raw"):
+            return flavor_name(str(v))
+        if isinstance(v, str) and v.strip() == "" and flt in (None, "raw"):
+            return EMPTY_VALUE
         try:
             return FILTERS[flt or "raw"](v)
         except (TypeError, ValueError):

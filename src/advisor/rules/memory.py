@@ -6,7 +6,7 @@ then stated fallbacks) and for the sizer sizing.memory-budget (fit_to_memory). P
     buffers = innodb_buffer_pool_size + innodb_log_buffer_size
             + key_buffer_size + aria_pagecache_buffer_size (MariaDB) + query_cache_size (where it exists)
             + temptable_max_ram (MySQL/Percona 8.0+ when internal temporary tables use TempTable)
-            + max_connections × (sort_buffer_size + join_buffer_size + read_buffer_size
+            + connections × (sort_buffer_size + join_buffer_size + read_buffer_size
                                  + read_rnd_buffer_size + thread_stack + binlog_cache_size
                                  + one in-memory temporary table, min(tmp_table_size, max_heap_table_size),
                                    where the MEMORY engine holds them: MariaDB, MySQL before 8.0)
@@ -16,6 +16,8 @@ The server overhead is an ASSUMPTION, not a measurement: memory mysqld uses beyo
 (code, data dictionary, table and thread caches, performance_schema, allocator slack), taken as 1/16
 of the memory limit, at least 128 MiB and at most 1 GiB (512 MiB when the limit is not known).
 
+`connections` are the ones the workload runs at once when that is known (fit_to_memory's `active`),
+else max_connections; the worst case of every max_connections doing so is kept beside (`worst_case`).
 A generated configuration keeps `total` at or below 90 % of the limit (the rest is for the OS, the
 page cache of binary logs and files, and tools); it never exceeds the limit. When it would,
 fit_to_memory lowers settings in a fixed order (FIT_ORDER) and says what it lowered and why.
@@ -77,6 +79,8 @@ class MemoryBudget(NamedTuple):
     total: int
     limit: Optional[int]
     assumptions: tuple[str, ...] = ()
+    active: Optional[int] = None      # connections counted with all their buffers (None: every max_connections)
+    worst_case: Optional[int] = None  # the total with every max_connections using all its buffers at once
 
     @property
     def fits(self) -> Optional[bool]:
@@ -214,17 +218,25 @@ def per_connection_parts(src: ValueSource) -> list[BudgetLine]:
     return parts
 
 
-def compute_budget(src: ValueSource, limit: Optional[int]) -> MemoryBudget:
+def compute_budget(src: ValueSource, limit: Optional[int], active: Optional[int] = None) -> MemoryBudget:
+    """The budget of a configuration. With `active` (the connections the workload is expected to run at
+    once, advisor.rules.sizing.expected_connections) only those count with all their buffers; the worst
+    case of every max_connections doing so is kept beside it (`worst_case`), to be shown, not spent."""
     lines = global_lines(src)
     parts = per_connection_parts(src)
     per_conn = sum(p.bytes for p in parts)
     mc = src.size("max_connections")
-    lines.append(BudgetLine("connections", mc * per_conn, f"{format_number(mc)} × {format_size(per_conn)}"))
+    counted = mc if active is None else min(mc, max(1, active))
+    detail = (f"{format_number(mc)} × {format_size(per_conn)}" if counted == mc else
+              f"{format_number(counted)} expected at once × {format_size(per_conn)} (max_connections {format_number(mc)})")
+    lines.append(BudgetLine("connections", counted * per_conn, detail))
     overhead = server_overhead_bytes(limit)
     lines.append(BudgetLine("server overhead (assumed)", overhead, format_size(overhead)))
     total = sum(x.bytes for x in lines)
     assumptions = tuple(getattr(src, "assumptions", ()))
-    return MemoryBudget(tuple(lines), per_conn, tuple(parts), mc, overhead, total, limit, assumptions)
+    worst = total + (mc - counted) * per_conn
+    return MemoryBudget(tuple(lines), per_conn, tuple(parts), mc, overhead, total, limit, assumptions,
+                        counted if counted != mc else None, worst)
 
 
 # ---------------------------------------------------------------- fitting (sizer sizing.memory-budget)
@@ -247,17 +259,20 @@ def conn_floor_for(current: int, max_used: Optional[int]) -> int:
 class _Fitter:
     """Lowers one setting at a time while the budget is above TARGET_FRACTION of the limit."""
 
-    def __init__(self, values: PlannedValues, limit: int, bp_unit: int):
+    def __init__(self, values: PlannedValues, limit: int, bp_unit: int, active: Optional[int] = None):
         self.explicit = {k.lower(): v for k, v in values.explicit.items()}
         self.values = PlannedValues(values.flavor, values.version, self.explicit, values.catalogue, values.cpus,
                                     list(values.assumptions))
-        self.limit, self.bp_unit = limit, bp_unit
+        self.limit, self.bp_unit, self.active = limit, bp_unit, active
         self.target = int(limit * TARGET_FRACTION)
         self.pct = int(TARGET_FRACTION * 100)
         self.adjustments: list[Adjustment] = []
 
     def budget(self) -> MemoryBudget:
-        return compute_budget(self.values, self.limit)
+        return compute_budget(self.values, self.limit, self.active)
+
+    def counted(self, b: MemoryBudget) -> int:
+        return b.active if b.active is not None else b.max_connections
 
     def over(self) -> bool:
         return self.budget().total > self.target
@@ -273,7 +288,7 @@ class _Fitter:
         b = self.budget()
         others = b.total - self.values.size("innodb_buffer_pool_size")
         room = round_down(self.target - others, self.bp_unit)
-        taken = (f"the other buffers, the overhead and {format_number(b.max_connections)} connections × "
+        taken = (f"the other buffers, the overhead and {format_number(self.counted(b))} connections × "
                  f"{format_size(b.per_connection)} take {format_size(others)}")
         if room >= floor:
             why = f"lowered so that it fits the memory budget: {taken} of {self.pct} % of the {format_size(self.limit)} limit"
@@ -284,13 +299,30 @@ class _Fitter:
 
     def lower_connections(self, floor: int) -> None:
         b = self.budget()
-        room = int((self.target - (b.total - b.max_connections * b.per_connection)) // max(1, b.per_connection))
+        room = int((self.target - (b.total - self.counted(b) * b.per_connection)) // max(1, b.per_connection))
+        if self.active is not None and room >= self.counted(b):
+            return  # the expected connections fit: fewer allowed connections would not make the rest fit
         new = max(floor, room)
         self.set_size("max_connections", new,
                       f"lowered so that {format_number(new)} connections × {format_size(b.per_connection)} of "
                       f"per-connection buffers fit next to the global buffers in {self.pct} % of the "
                       f"{format_size(self.limit)} limit"
                       + ("" if room >= floor else f" (as far as the floor of {format_number(floor)} allows)"))
+
+    def cap_worst_case(self, floor: int) -> None:
+        """With the expected connections counted: when every max_connections using all its buffers at once
+        would pass the limit itself, lower max_connections (never the buffer pool) so that it does not, as far
+        as the expected connections allow; what is left over the limit is the header's WARNING."""
+        b = self.budget()
+        if self.active is None or b.worst_case is None or b.worst_case <= self.limit:
+            return
+        room = int((self.limit - (b.total - self.counted(b) * b.per_connection)) // max(1, b.per_connection))
+        new = max(floor, room)
+        if new < b.max_connections:
+            self.set_size("max_connections", new,
+                          f"lowered so that even {format_number(new)} connections each using all "
+                          f"{format_size(b.per_connection)} of per-connection buffers at once stay within the "
+                          f"{format_size(self.limit)} limit; the buffer pool is not lowered for that worst case")
 
     def lower_tmp(self, size: int) -> None:
         if any(p.name == TMP_TABLE_PART for p in self.budget().per_connection_parts):
@@ -316,7 +348,8 @@ class _Fitter:
 
 
 def fit_to_memory(values: PlannedValues, limit: int, bp_unit: int, conn_floor: int,
-                  min_connections: int = 10) -> tuple[dict[str, str], list[Adjustment], MemoryBudget]:
+                  min_connections: int = 10, active: Optional[int] = None,
+                  bp_floor: Optional[int] = None) -> tuple[dict[str, str], list[Adjustment], MemoryBudget]:
     """Lower settings until the budget is at most TARGET_FRACTION of `limit`. Returns the new explicit
     values (my.cnf sizes), the adjustments made (in order) and the final budget. Raises BudgetError
     when even the floors exceed the limit itself.
@@ -330,11 +363,18 @@ def fit_to_memory(values: PlannedValues, limit: int, bp_unit: int, conn_floor: i
       5. key_buffer_size down to 8 MiB, aria_pagecache_buffer_size down to 32 MiB (assumes InnoDB data);
       6. tmp_table_size and max_heap_table_size down to 4 MiB;
       7. max_connections down to the room left, not below `min_connections`;
-      8. innodb_buffer_pool_size down to the room left, not below 128 MiB (or its current size if smaller)."""
-    f = _Fitter(values, limit, bp_unit)
+      8. innodb_buffer_pool_size down to the room left, not below 128 MiB (or its current size if smaller).
+
+    `active`: the connections the workload is expected to run at once (the sysbench threads, the peak
+    used, the CPUs; advisor.rules.sizing.expected_connections): only those count with all their buffers,
+    so the buffer pool is not spent on a worst case that does not happen (the budget keeps it as
+    `worst_case`, shown as a warning). `bp_floor`: the pool the data and its growth need; step 1 does not
+    go below it (the later steps may, when the memory cannot hold it)."""
+    f = _Fitter(values, limit, bp_unit, active)
     wanted_bp = f.values.size("innodb_buffer_pool_size")
+    floor1 = max(round_down(max(128 * MiB, limit * 0.25), bp_unit), bp_unit, bp_floor or 0)
     steps = (
-        lambda: f.lower_bp(min(wanted_bp, max(round_down(max(128 * MiB, limit * 0.25), bp_unit), bp_unit))),
+        lambda: f.lower_bp(min(wanted_bp, floor1)),
         f.lower_temptable,
         lambda: f.lower_tmp(16 * MiB),
         lambda: f.lower_connections(conn_floor),
@@ -346,6 +386,7 @@ def fit_to_memory(values: PlannedValues, limit: int, bp_unit: int, conn_floor: i
     for step in steps:
         if f.over():
             step()
+    f.cap_worst_case(active or conn_floor)  # not below the connections the workload runs at once
     final = f.budget()
     if final.total > limit:
         raise BudgetError(

@@ -20,6 +20,10 @@ OpName = Literal["eq", "ne", "lt", "le", "gt", "ge", "in", "not_in", "between", 
 OPS: tuple[str, ...] = ("eq", "ne", "lt", "le", "gt", "ge", "in", "not_in", "between", "matches", "exists", "contains")
 
 _SYMBOL = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥"}
+# The relation that holds when the operator's does not: a reason says "is 96 MiB, ≤ 128M", never
+# "not > 128M" or the double negation "not ≠".
+SYMBOL = _SYMBOL
+NEGATED = {"eq": "≠", "ne": "=", "lt": "≥", "le": ">", "gt": "≤", "ge": "<"}
 _SIZE_LITERAL = re.compile(r"^\s*\d+(\.\d+)?\s*[KMGTPE]i?B?\s*$", re.IGNORECASE)
 
 
@@ -40,6 +44,8 @@ class LiteralValue:
             return f"{self.written} ({format_size(self.value)})" if isinstance(self.written, str) else format_size(self.value)
         if self.kind == "bool":
             return "ON" if self.value else "OFF"
+        if isinstance(self.written, str) and self.written.strip() == "":
+            return "'' (empty)"
         return str(self.written)
 
 
@@ -128,13 +134,12 @@ def apply(op: str, fact_value: Any, literals: list[LiteralValue], pattern: re.Pa
 def sentence(op: str, shown_fact: str, literals: list[LiteralValue], pattern_text: str = "", negated: bool = False) -> str:
     """'var.sort_buffer_size is 32 MiB, ≥ 32M (32 MiB)' style text for reasons."""
     if op in _SYMBOL:
-        rel = _SYMBOL[op]
-        text = f"{rel} {literals[0].show()}"
-    elif op == "in":
-        text = "one of " + ", ".join(lit.show() for lit in literals)
-    elif op == "not_in":
-        text = "none of " + ", ".join(lit.show() for lit in literals)
-    elif op == "between":
+        rel = NEGATED[op] if negated else _SYMBOL[op]
+        return f"{shown_fact}, {rel} {literals[0].show()}"
+    if op in ("in", "not_in"):
+        one = (op == "in") != negated
+        return f"{shown_fact}, {'one' if one else 'none'} of " + ", ".join(lit.show() for lit in literals)
+    if op == "between":
         text = f"between {literals[0].show()} and {literals[1].show()}"
     elif op == "matches":
         text = f"matching /{pattern_text}/"

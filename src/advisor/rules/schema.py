@@ -24,9 +24,9 @@ PURPOSES: tuple[str, ...] = ("production", "benchmark")
 Status = Literal["fired", "passed", "not_applicable", "unknown"]
 # checklist checks: the phase an item belongs to and its outcome
 Phase = Literal["environment", "server", "data", "run"]
-ItemStatus = Literal["pass", "fail", "unknown", "manual"]
+ItemStatus = Literal["pass", "fail", "unknown", "manual", "note"]
 PHASES: tuple[Phase, ...] = ("environment", "server", "data", "run")
-ITEM_STATUSES: tuple[ItemStatus, ...] = ("pass", "fail", "unknown", "manual")
+ITEM_STATUSES: tuple[ItemStatus, ...] = ("pass", "fail", "unknown", "manual", "note")
 STATUSES: tuple[str, ...] = ("fired", "passed", "not_applicable", "unknown")
 
 # The closed, documented set of categories (docs/report-format.md).
@@ -202,6 +202,8 @@ class Recommend(StrictModel):
     formula: Optional[str] = None
     args: dict[str, Union[str, int, float, bool]] = Field(default_factory=dict)
     when: Optional[dict[str, Any]] = None
+    experiment: bool = Field(False, description="a setting to try and compare, not a fix (a thread pool): the finding "
+                                                "recommends it, and a generated my.cnf lists it as not changed")
 
 
 class Example(StrictModel):

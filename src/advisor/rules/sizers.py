@@ -20,9 +20,10 @@ from typing import Callable, Literal, Mapping, Optional
 
 from advisor.rules import memory
 from advisor.rules.facts import FactView, Unknown
-from advisor.rules.sizing import (buffer_pool_instances, buffer_pool_unit, connections_for_workload, datadir_device_bytes,
-                                  dedicated_buffer_pool_bytes, io_capacity_for, log_buffer_for_workload,
-                                  memory_limit, redo_floor, redo_settings, redo_target, round_down)
+from advisor.rules.sizing import (buffer_pool_instances, buffer_pool_unit, connections_for_workload, data_pool_floor,
+                                  datadir_device_bytes, dedicated_buffer_pool_bytes, expected_connections,
+                                  io_capacity_for, log_buffer_for_workload, memory_limit, redo_floor, redo_settings,
+                                  redo_target, round_down)
 from advisor.units import format_cnf_size, format_number, format_size, to_number
 
 GiB = 1 << 30
@@ -46,7 +47,7 @@ class Proposal:
     def label(self) -> str:
         if self.kind == "rule":
             return f"rule {self.source} ({self.severity})"
-        return f"{self.kind} {self.source}"
+        return f"sizer {self.source}" if self.kind == "sizing" else f"{self.kind} {self.source}"
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,20 @@ class SizingContext:
     limit: Optional[int] = None
     limit_label: str = "memory"
     variables: Mapping[str, str] = field(default_factory=dict)
+    threads: Optional[int] = None      # the benchmark's client threads (mycnf --sysbench), when given
+
+    @property
+    def max_used(self) -> Optional[int]:
+        n = to_number(self.view.known("status.Max_used_connections"))
+        return None if n is None else int(n)
+
+    def expected(self) -> tuple[Optional[int], str]:
+        """The connections the workload runs at once (advisor.rules.sizing.expected_connections)."""
+        return expected_connections(self.workload, self.threads, self.max_used, self.cpus)
+
+    def data_floor(self, unit: int) -> Optional[int]:
+        data = self.view.known("derived.innodb_data_bytes")
+        return data_pool_floor(float(data), unit) if data is not None else None
 
     @property
     def cpus(self) -> Optional[int]:
@@ -84,9 +99,10 @@ class SizingContext:
         return None if n is None else int(n)
 
 
-def sizing_context(view: FactView, workload: str, allow_unsafe_durability: bool = False) -> SizingContext:
+def sizing_context(view: FactView, workload: str, allow_unsafe_durability: bool = False,
+                   threads: Optional[int] = None) -> SizingContext:
     limit, label = memory_limit(view.snapshot.host)
-    return SizingContext(view, workload, allow_unsafe_durability, limit, label, dict(view.variables()))
+    return SizingContext(view, workload, allow_unsafe_durability, limit, label, dict(view.variables()), threads)
 
 
 SizerFn = Callable[[SizingContext], SizerOutcome]
@@ -132,6 +148,16 @@ def pool_unit(ctx: SizingContext, bp_bytes: int) -> int:
     return buffer_pool_unit(ctx.number("innodb_buffer_pool_chunk_size"), inst)
 
 
+def _dedicated_baseline(ctx: SizingContext) -> str:
+    """Where the 50 / 75 % share comes from, in the target's terms: MariaDB has no innodb_dedicated_server."""
+    if ctx.view.catalogue.exists_on("innodb_dedicated_server", ctx.view.flavor, ctx.view.version):
+        return "innodb_dedicated_server's baseline"
+    if ctx.view.flavor == "mariadb":
+        return ("MariaDB's guidance for an InnoDB-only server (50-75 % of the memory; MariaDB has no "
+                "innodb_dedicated_server, whose shares the advisor takes)")
+    return "the dedicated-server baseline (the share innodb_dedicated_server takes on MySQL 8.0.3 and later)"
+
+
 def _unknown(variable: str, why: str) -> SizerOutcome:
     return SizerOutcome("unknown", f"{variable}: {why}", variable=variable)
 
@@ -147,13 +173,14 @@ def buffer_pool(ctx: SizingContext) -> SizerOutcome:
     unit = pool_unit(ctx, want)
     target = max(unit, round_down(want, unit))
     share = "50 %" if ctx.limit <= 4 * GiB else "75 %"
+    baseline = _dedicated_baseline(ctx)
     if cur is not None and cur >= target * 0.9:
         return SizerOutcome("passed", f"innodb_buffer_pool_size is {format_size(cur)}, within 10 % of or above "
-                            f"innodb_dedicated_server's {share} baseline for the {format_size(ctx.limit)} "
+                            f"{baseline} of {share} for the {format_size(ctx.limit)} "
                             f"{ctx.limit_label} limit ({format_size(target)})")
     reason = (f"The buffer pool is {format_size(cur) if cur is not None else 'unknown'} with a {format_size(ctx.limit)} "
-              f"{ctx.limit_label} limit; innodb_dedicated_server's baseline for that memory is {share} "
-              f"({format_size(want)}), rounded down to {format_size(target)} (a multiple of chunk × instances, "
+              f"{ctx.limit_label} limit; {baseline} for that memory is {share} "
+              f"({format_size(want)}), rounded down to {format_cnf_size(target)} (a multiple of chunk × instances, "
               f"{format_size(unit)}), within the memory budget below.")
     return SizerOutcome("fired", reason, (Proposal("innodb_buffer_pool_size", format_cnf_size(target),
                                                    "sizing.buffer-pool", "sizing", "sizing", reason),))
@@ -220,20 +247,22 @@ def io_capacity(ctx: SizingContext) -> SizerOutcome:
 @sizer("sizing.benchmark-connections")
 def benchmark_connections(ctx: SizingContext) -> SizerOutcome:
     if ctx.workload != "benchmark":
-        return SizerOutcome("not_applicable", f"sizes max_connections for a benchmark thread sweep; the workload is "
+        return SizerOutcome("not_applicable", f"sizes max_connections for a benchmark's client threads; the workload is "
                             f"{ctx.workload}")
     mc = ctx.number("max_connections")
     if mc is None:
         return _unknown("max_connections", "not sized, because the server reports no max_connections")
-    want = connections_for_workload(ctx.workload, mc)
+    want, why = connections_for_workload(ctx.workload, mc, ctx.threads, ctx.max_used, ctx.cpus)
+    if want is None:
+        return _unknown("max_connections", f"not sized: {why}")
     if want <= mc:
-        return SizerOutcome("passed", f"max_connections is {format_number(mc)}, enough for a benchmark thread sweep")
+        return SizerOutcome("passed", f"max_connections is {format_number(mc)}, enough for {why}")
     if ctx.limit is None:
-        return _unknown("max_connections", f"not raised to {format_number(want)} for a benchmark thread sweep, because "
+        return _unknown("max_connections", f"not raised to {format_number(want)} for {why}, because "
                         "the memory limit is unknown and the budget could not be checked")
-    reason = (f"max_connections is {format_number(mc)}; a benchmark thread sweep commonly goes to 1,024 client "
-              f"threads and a client beyond max_connections fails with 'Too many connections', so "
-              f"{format_number(want)} leaves room for monitoring (the memory budget may lower it).")
+    reason = (f"max_connections is {format_number(mc)}; the benchmark opens one connection per client thread and a "
+              f"client beyond max_connections fails with 'Too many connections', so {format_number(want)} is sized from "
+              f"{why}.")
     return SizerOutcome("fired", reason, (Proposal("max_connections", str(want), "sizing.benchmark-connections",
                                                    "sizing", "sizing", reason),))
 
@@ -336,14 +365,17 @@ def memory_budget(ctx: SizingContext) -> SizerOutcome:
         return _unknown("max_connections", "the memory budget is not checked, because the memory limit is unknown")
     values = memory.PlannedValues(v.flavor, v.version, ctx.variables, v.catalogue, ctx.cpus)
     unit = pool_unit(ctx, values.size("innodb_buffer_pool_size"))
-    used = v.known("status.Max_used_connections")
-    floor = memory.conn_floor_for(ctx.number("max_connections") or 151, int(used) if used is not None else None)
+    floor = memory.conn_floor_for(ctx.number("max_connections") or 151, ctx.max_used)
+    active, _ = ctx.expected()
     try:
-        _, adjustments, budget = memory.fit_to_memory(values, ctx.limit, unit, floor)
+        _, adjustments, budget = memory.fit_to_memory(values, ctx.limit, unit, floor, active=active,
+                                                      bp_floor=ctx.data_floor(unit))
     except memory.BudgetError as e:
         return SizerOutcome("unknown", f"the configuration cannot fit: {e}", variable="max_connections")
     if not adjustments:
-        return SizerOutcome("passed", f"worst-case memory {format_size(budget.total)} fits in {int(memory.TARGET_FRACTION * 100)} % "
+        what = ("worst-case memory" if budget.active is None
+                else f"memory with the {format_number(budget.active)} connections expected at once")
+        return SizerOutcome("passed", f"{what} {format_size(budget.total)} fits in {int(memory.TARGET_FRACTION * 100)} % "
                             f"of the {format_size(ctx.limit)} {ctx.limit_label} limit")
     out = tuple(Proposal(a.variable, str(a.new) if a.variable == "max_connections" else format_cnf_size(a.new),
                          "sizing.memory-budget", "sizing", "sizing", a.reason[0].upper() + a.reason[1:] + ".")

@@ -17,7 +17,6 @@ MiB = 1 << 20
 GiB = 1 << 30
 
 WORKLOADS = ("oltp", "bulk-load", "benchmark")
-BENCHMARK_MAX_CONNECTIONS = 1100
 BULK_LOAD_REDO_FLOOR = 4 * GiB
 REDO_CAP = 16 * GiB          # MySQL 8.4's innodb_dedicated_server ceiling
 REDO_STEP = 512 * MiB
@@ -174,12 +173,53 @@ def io_capacity_for(device_class: str) -> Optional[tuple[int, int]]:
     return IO_CAPACITY_BY_CLASS.get(device_class)
 
 
-def connections_for_workload(workload: str, current: int) -> int:
-    """max_connections for the workload: a benchmark's thread sweep commonly goes to 1,024 client
-    threads, so BENCHMARK_MAX_CONNECTIONS (1,100) leaves room for monitoring; otherwise unchanged."""
-    if workload == "benchmark":
-        return max(current, BENCHMARK_MAX_CONNECTIONS)
-    return current
+THREADS_PER_CPU_SWEEP = 8     # a thread sweep past ~8 client threads per CPU measures queueing, not the server
+DATA_GROWTH = 1.25            # the buffer pool the data needs: its size and a quarter for growth
+
+
+def with_headroom(n: int) -> int:
+    """Connections for `n` client threads: 10 % and at least 10 more, for monitoring and the advisor."""
+    return n + max(10, -(-n // 10))
+
+
+def expected_connections(workload: str, threads: Optional[int], max_used: Optional[int],
+                         cpus: Optional[int]) -> tuple[Optional[int], str]:
+    """How many connections the workload runs at once, and from what: the benchmark's client threads when
+    they are given (--sysbench), else the larger of the peak used so far (Max_used_connections) and, for a
+    benchmark, a thread sweep to THREADS_PER_CPU_SWEEP per logical CPU; (None, why) when nothing says."""
+    if threads:
+        return with_headroom(threads), f"the sysbench command's {format_number(threads)} threads and room for monitoring"
+    cands: list[tuple[int, str]] = []
+    if max_used:
+        cands.append((with_headroom(max_used), f"the {format_number(max_used)} connections used at once so far "
+                                               "(Max_used_connections) and room for monitoring"))
+    if workload == "benchmark" and cpus:
+        cands.append((with_headroom(THREADS_PER_CPU_SWEEP * cpus),
+                      f"a thread sweep to {THREADS_PER_CPU_SWEEP} threads per CPU on {format_number(cpus)} CPUs, "
+                      "beyond which a run measures queueing"))
+    if not cands:
+        return None, "neither the benchmark's threads (--sysbench), the peak of connections used nor the CPUs are known"
+    return max(cands)
+
+
+def connections_for_workload(workload: str, current: int, threads: Optional[int] = None,
+                             max_used: Optional[int] = None, cpus: Optional[int] = None) -> tuple[Optional[int], str]:
+    """max_connections for a benchmark (expected_connections), never below the current value; (None, why)
+    when nothing tells how many connections the run opens. Other workloads keep the current value."""
+    if workload != "benchmark":
+        return current, "the workload is not a benchmark"
+    want, why = expected_connections(workload, threads, max_used, cpus)
+    if want is None:
+        return None, why
+    return max(current, want), why
+
+
+def data_pool_floor(data_bytes: Optional[float], unit: int) -> Optional[int]:
+    """The buffer pool the InnoDB data and its growth need (DATA_GROWTH × the data, rounded up to the
+    pool's unit), or None when the data size is not known."""
+    if data_bytes is None:
+        return None
+    return max(unit, round_up(float(data_bytes) * DATA_GROWTH, unit))
 
 
 def log_buffer_target(current: int, waits: float) -> int:

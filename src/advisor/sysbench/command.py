@@ -57,6 +57,10 @@ class SysbenchCommand:
     notes: list[str] = field(default_factory=list)      # deprecated forms that still work
     password_given: bool = False
     legacy_test_option: bool = False
+    # unquoted shell variables between the test and the command ($conn in `sysbench oltp_read_write $conn
+    # run`): valid shell that expands to words, typically several options, which the advisor cannot see
+    expanded_words: list[str] = field(default_factory=list)
+    migration: Optional[str] = None    # what to write instead of a sysbench 0.4 built-in test (--test=oltp)
 
     # ------------------------------------------------------------ typed access
     def given(self, name: str) -> bool:
@@ -72,6 +76,9 @@ class SysbenchCommand:
         if self.config_file and not self.config_read:
             return Unresolved(f"--{name}?", f"--{name} may be set in the config file {self.config_file}, which was "
                                             f"not read ({self.config_problem})")
+        if self.expanded_words:
+            return Unresolved(f"--{name}?", f"--{name} may be among the options the shell expands "
+                                            f"{' '.join(self.expanded_words)} to (an unquoted variable)")
         if era == "1.1" and name in DEFAULTS_11:
             return DEFAULTS_11[name]
         return spec.default if spec else None
@@ -155,5 +162,6 @@ class SysbenchCommand:
             "command": self.command if self.command is not None else self.command_unresolved,
             "options": {n: (MASK if is_secret_name(n) else show(o.value)) for n, o in self.options.items()},
             "config_file": self.config_file, "config_read": self.config_read,
+            "expanded_words": list(self.expanded_words),
             "problems": list(self.problems), "notes": list(self.notes),
         }

@@ -80,3 +80,14 @@ def check_context(view: FactView, cmd: Optional[SysbenchCommand] = None,
                   local: Optional[LocalSysbench] = None) -> CheckContext:
     era, why = sysbench_era(cmd, local)
     return CheckContext(view, cmd, local, era, why)
+
+
+def data_cache(view: FactView) -> str:
+    """What holds the hot data in memory on the target, for a sentence: InnoDB's buffer pool, or on TiDB
+    the block cache of TiKV, its storage nodes (TiDB has no InnoDB)."""
+    return "TiKV block cache" if view.snapshot.target.flavor == "tidb" else "buffer pool"
+
+
+def stats_sampler(view: FactView) -> str:
+    """Who samples index statistics after a load: InnoDB, or TiDB's auto-analyze."""
+    return "TiDB's auto-analyze runs" if view.snapshot.target.flavor == "tidb" else "InnoDB samples them again"

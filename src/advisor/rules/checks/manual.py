@@ -7,7 +7,7 @@ from __future__ import annotations
 import shlex
 from typing import Optional
 
-from advisor.rules.checks.base import CheckContext, CheckResult, CheckSet
+from advisor.rules.checks.base import CheckContext, CheckResult, CheckSet, data_cache, stats_sampler
 from advisor.rules.facts import FactView, Unknown
 from advisor.sysbench import SysbenchCommand, Unresolved, quote_word
 from advisor.units import format_size
@@ -36,7 +36,9 @@ def client_args(view: FactView, cmd: Optional[SysbenchCommand]) -> str:
     who = f" -u {shlex.quote(user)}" if user else ""
     if t.transport == "socket":
         return f"-S {shlex.quote(t.socket or '/path/to/mysqld.sock')}{who}"
-    return f"-h {t.host} -P {t.port}{who}"
+    if not t.host:  # imported from a dump: the address is not in it
+        return f"-h HOST -P PORT{who}"
+    return f"-h {shlex.quote(t.host)} -P {t.port or 3306}{who}"
 
 
 def client_binary(view: FactView) -> str:
@@ -103,7 +105,7 @@ def _touches_the_database(ctx: CheckContext) -> bool:
 @CHECKS.define("same-client-host")
 def same_client_host(ctx: CheckContext) -> Optional[CheckResult]:
     t, cmd = ctx.view.snapshot.target, ctx.cmd
-    server_addr = t.host if t.transport == "tcp" else "localhost"
+    server_addr = (t.host or "SERVER_ADDRESS") if t.transport == "tcp" else "localhost"
     if cmd is not None and cmd.hosts() and not isinstance(cmd.hosts()[0], Unresolved):
         server_addr = str(cmd.hosts()[0])
     return CheckResult(
@@ -151,7 +153,7 @@ def analyze_after_prepare(ctx: CheckContext) -> Optional[CheckResult]:
         alt = ""
     return CheckResult(
         status="manual",
-        evidence="Index statistics after a bulk load can be stale until InnoDB samples them again; the optimizer "
+        evidence=f"Index statistics after a bulk load can be stale until {stats_sampler(ctx.view)}; the optimizer "
                  "plans the range queries from them (PingCAP's sysbench report runs ANALYZE on every table "
                  "after prepare). A snapshot does not show when statistics were last taken.",
         fix="Analyze every table once after prepare and before the first measured run." + alt,
@@ -176,7 +178,7 @@ def restore_data_between_runs(ctx: CheckContext) -> Optional[CheckResult]:
         return CheckResult(
             status="pass", title="Same data for every run",
             evidence=f"{cmd.test} only reads, so the data stays the same from run to run.",
-            fix="Warm the buffer pool the same way before each run (see the warm-up item).")
+            fix=f"Warm the {data_cache(ctx.view)} the same way before each run (see the warm-up item).")
     if cmd is not None and cmd.test_kind == "lua":
         redo = f"{with_command(cmd, 'cleanup')} && {with_command(cmd, 'prepare')}"
         what = f"the workload ({cmd.test}) updates, deletes or inserts rows"
@@ -202,7 +204,7 @@ def warm_up(ctx: CheckContext) -> Optional[CheckResult]:
     view = ctx.view
     return CheckResult(
         status="manual",
-        evidence="After a restart or a restore the buffer pool is cold; the first minutes measure disk reads.",
+        evidence=f"After a restart or a restore the {data_cache(view)} is cold; the first minutes measure disk reads.",
         fix="Run the workload (or `sysbench <test> ... prewarm`) for a while before the measured run, the same "
             "way every time; sysbench 1.1 has --warmup-time=N.",
         command=f"{client_binary(view)} {client_args(view, None)} -e \"SELECT COUNT(pad) FROM "

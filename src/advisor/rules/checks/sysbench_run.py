@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from advisor.rules.checks.base import CheckContext, CheckResult, CheckSet
+from advisor.rules.checks.base import CheckContext, CheckResult, CheckSet, data_cache
 from advisor.rules.checks.manual import with_command
 from advisor.rules.facts import Unknown
 from advisor.sysbench import LUA_SCRIPTS, SBTEST_K_INDEX_BYTES, SBTEST_ROW_BYTES, Unresolved, dataset_bytes
@@ -57,7 +57,7 @@ def dataset(ctx: CheckContext) -> Optional[CheckResult]:
     shape = f"{tables} table{'s' if tables != 1 else ''} × {_fmt_int(int(size))} rows × ~{per_row} B/row ≈ {_size(est)} ({_gb(est)})"  # type: ignore[arg-type]
     facts: dict[str, Any] = {"tables": tables, "table_size": size, "bytes_per_row": per_row, "dataset_bytes": est}
     if view.snapshot.target.flavor == "tidb":
-        return CheckResult(status="unknown",
+        return CheckResult(status="unknown", title="The dataset fits TiKV's block cache (or the I/O-bound test is deliberate)",
                            evidence=f"{shape} of InnoDB-format data; TiDB stores it in TiKV (compressed RocksDB), whose "
                                     "block cache (storage.block-cache.capacity) the advisor does not read.", facts=facts)
     bp = view.num("var.innodb_buffer_pool_size")
@@ -176,8 +176,11 @@ def duration(ctx: CheckContext) -> Optional[CheckResult]:
             return CheckResult(status="unknown",
                                evidence=f"--time=0 with --events={ev}: the run ends after {ev:,} events, so its length "
                                         "depends on the throughput.", fix=fix)
+        if isinstance(ev, Unresolved):
+            return CheckResult(status="unknown", evidence=f"--time=0, and {ev.why}.", fix=fix)
+        events = "--events=0 (no limit either)" if cmd.given("events") or cmd.given("max-requests") else "no --events"
         return CheckResult(status="fail",
-                           evidence="--time=0 and no --events: the run has no end and must be interrupted, so its length "
+                           evidence=f"--time=0 and {events}: the run has no end and must be interrupted, so its length "
                                     "differs from run to run.", fix=fix)
     if t < MIN_RUN_SECONDS:  # type: ignore[operator]
         src = f"--time={t}" if given else f"--time is not set (default {t} s)"
@@ -209,7 +212,7 @@ def warmup(ctx: CheckContext) -> Optional[CheckResult]:
     how = (f"`{word}` runs ANALYZE TABLE and reads the primary key and the k index of every table"
            if prewarm else "run the workload once unmeasured")
     return CheckResult(status="manual",
-                       evidence="The command has no --warmup-time; whether the buffer pool is warm when it starts depends on "
+                       evidence=f"The command has no --warmup-time; whether the {data_cache(ctx.view)} is warm when it starts depends on "
                                 "what ran before, which no snapshot shows.",
                        fix=f"Before every measured run warm up the same way: {how}"
                            + ("; sysbench 1.1 also has --warmup-time=N." if era != "1.1" else "; or add --warmup-time=N.")
@@ -234,3 +237,50 @@ def report_interval(ctx: CheckContext) -> Optional[CheckResult]:
     return CheckResult(status="pass",
                        evidence=f"--report-interval={r}: sysbench prints throughput and latency every {r} s, so warm-up "
                                 "and stalls are visible.", facts={"report_interval": r})
+
+
+@CHECKS.define("sysbench-rate-limit")
+def rate_limit(ctx: CheckContext) -> Optional[CheckResult]:
+    cmd = ctx.cmd
+    if not _measured_run(ctx):
+        return None
+    r = cmd.get("rate")
+    if isinstance(r, Unresolved):
+        return CheckResult(status="unknown", evidence=f"{r.why}.")
+    if not r:
+        return CheckResult(status="pass", evidence="--rate is not set (0): every thread starts its next transaction as "
+                                                   "soon as the last one ends, so the reported TPS is the throughput.",
+                           facts={"rate": 0})
+    threads = cmd.get("threads")
+    per = f" across {threads} thread{'' if threads == 1 else 's'}" if isinstance(threads, int) else ""
+    return CheckResult(status="note",
+                       evidence=f"--rate={r}: sysbench starts about {r:,} transaction{'' if r == 1 else 's'} per second{per} whatever the server "
+                                f"could do, so the reported TPS is {r:,} by construction while the server keeps up; the "
+                                "result is the latency at that rate (it includes queueing once the server falls behind).",
+                       fix="Report the run as latency at a fixed rate, not as throughput; for throughput, leave --rate "
+                           "out and sweep --threads instead.", facts={"rate": r})
+
+
+@CHECKS.define("sysbench-ignore-errors")
+def ignore_errors(ctx: CheckContext) -> Optional[CheckResult]:
+    cmd = ctx.cmd
+    if not _measured_run(ctx):
+        return None
+    v = cmd.get("mysql-ignore-errors")
+    if isinstance(v, Unresolved):
+        return CheckResult(status="unknown", evidence=f"{v.why}.")
+    codes = [str(x) for x in (v if isinstance(v, tuple) else str(v or "").split(",")) if str(x)]
+    given = cmd.given("mysql-ignore-errors")
+    if any(c.lower() == "all" for c in codes):
+        return CheckResult(status="fail",
+                           evidence="--mysql-ignore-errors=all: sysbench counts every failed query as an ignored error and "
+                                    "goes on (lost connections, full disks, SQL errors of a broken schema included), so a "
+                                    "run that mostly failed still reports TPS and latency.",
+                           fix="Leave the default (1213,1020,1205: deadlocks, record changed, lock wait timeout, which "
+                               "sysbench retries) or list the error codes the test expects; keep the \"ignored errors\" "
+                               "line of the output with the results.", facts={"ignore_errors": "all"})
+    src = f"--mysql-ignore-errors={','.join(codes)}" if given else "the default --mysql-ignore-errors"
+    return CheckResult(status="pass",
+                       evidence=f"{src}: only the listed error codes ({', '.join(codes) or 'none'}) are retried; any other "
+                                "error stops the run, so a failing run does not report numbers.",
+                       facts={"ignore_errors": codes})

@@ -21,7 +21,7 @@ def is_loopback(host: str) -> bool:
 
 def target_of(view: FactView) -> str:
     t = view.snapshot.target
-    return f"{t.host}:{t.port}" if t.transport == "tcp" else f"socket {t.socket}"
+    return (t.where or "the server (address not known)") if t.transport == "tcp" else f"socket {t.socket}"
 
 
 def _client_is_local(cmd: SysbenchCommand, view: FactView) -> Optional[bool]:
@@ -72,9 +72,17 @@ def command_line(ctx: CheckContext) -> Optional[CheckResult]:
                            fix="Run the checklist in the directory you run sysbench from, so the config file is read.",
                            facts=facts)
     if problems:
-        return CheckResult(status="fail", evidence=" ".join(problems),
-                           fix="Write every option as --name=value with no spaces, use only options this sysbench has "
-                               "(`sysbench <test> help` lists them), and check the config file's lines.", facts=facts)
+        fix = ("Write every option as --name=value with no spaces, use only options this sysbench has "
+               "(`sysbench <test> help` lists them), and check the config file's lines.")
+        return CheckResult(status="fail", evidence=" ".join(problems), fix=cmd.migration or fix, facts=facts)
+    if cmd.expanded_words:
+        words = " ".join(cmd.expanded_words)
+        return CheckResult(status="unknown",
+                           evidence=f"{words} stands between the test and the command outside quotes, so the shell "
+                                    "splits its value into words, options presumably, which the advisor cannot see; "
+                                    "the options written out were checked.",
+                           fix=f"Pass the command with {words} expanded (echo the command line your script runs), so "
+                               "every option is checked.", facts=facts)
     notes = (" " + " ".join(n for n in cmd.notes if "is not checked" not in n)) if cmd.notes else ""
     if unchecked:
         notes += (f" The options {', '.join(unchecked)} belong to {cmd.test or cmd.test_written} itself and were not "
