@@ -228,13 +228,16 @@ class Assessment(NamedTuple):
 
 def assess(purpose: str, *, snapshot: Optional[Snapshot] = None, collection: Optional[Collection] = None,
            calibration: Calibration = Calibration(), rules_dirs: Iterable[str] = (), ignore: Iterable[str] = (),
-           source: str = "live", adjust: Optional[Callable[[Snapshot], Snapshot]] = None) -> Assessment:
+           source: str = "live", adjust: Optional[Callable[[Snapshot], Snapshot]] = None,
+           catalogue: Optional["Catalogue"] = None) -> Assessment:
     """Collect (from `collection`) or take `snapshot`, let `adjust` state what the user knows (mycnf's
-    --ram/--cores/--disk), calibrate a live server as the purpose says, and audit."""
+    --ram/--cores/--disk), calibrate a live server as the purpose says, and audit. `catalogue`: the one
+    load_entries(rules_dirs) returned, when the caller assesses many snapshots with it (fleet)."""
     from advisor.rules.loader import load_entries
 
     _check_purpose(purpose)
-    catalogue = load_entries(rules_dirs)  # a bad rule directory fails before any connection is made
+    if catalogue is None:
+        catalogue = load_entries(rules_dirs)  # a bad rule directory fails before any connection is made
     ignore = _check_ignore(catalogue, ignore)
     timings: dict[str, float] = {}
     t0 = time.monotonic()

@@ -48,3 +48,25 @@ def require_tool(name: str, package: str | None = None) -> str:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{reason}; under CI=true .ci/run installs it, so a missing {name} is a failure", pytrace=False)
     pytest.skip(reason)
+
+
+# Ansible's programs come from PyPI (ansible-core, in the test extras), not from a Debian package.
+ANSIBLE_TOOLS = ("ansible-playbook", "ansible-inventory")
+
+
+def require_ansible(name: str = "ansible-playbook") -> str:
+    """The path of an ansible-core program: next to this interpreter (the venv), else on PATH; otherwise
+    skip (fail under CI=true) naming the pip command that installs it."""
+    import sys
+    from pathlib import Path
+
+    assert name in ANSIBLE_TOOLS, name
+    here = Path(sys.executable).parent / name
+    found = str(here) if here.is_file() else shutil.which(name)
+    if found is not None:
+        return found
+    reason = f"{name} is not installed: pip install -e '.[test]' (it brings ansible-core)"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason}; under CI=true the test extras are installed, so a missing {name} is a failure",
+                    pytrace=False)
+    pytest.skip(reason)

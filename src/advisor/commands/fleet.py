@@ -1,19 +1,40 @@
 from __future__ import annotations
 
+import sys
 import time
-from typing import Annotated
+from enum import Enum
+from typing import IO, Annotated, Any, Optional
 
 import typer
 
 from advisor.commands.options import (OUT, AskPassword, Calibrate, CalibrateSecondsOpt, ConnectTimeout,
-                                      DefaultsExtraFile, DefaultsFile, NoDefaults, OutputFile, Password, Port, Purpose,
-                                      PurposeOpt, ReadTimeout, ReportFormat, SampleSeconds, Severity, SslCa, SslCert,
-                                      SslKey, SslMode, User, conn_options, write_output)
+                                      DefaultsExtraFile, DefaultsFile, Ignore, NoDefaults, OutputFile, Password, Port,
+                                      Purpose, PurposeOpt, ReadTimeout, RulesDirs, SampleSeconds, Severity, SslCa,
+                                      SslCert, SslKey, SslMode, User, conn_options, split_ids, write_output)
+
+INVENTORY = "Targets"
+
+
+class FleetFormat(str, Enum):
+    text = "text"
+    json = "json"
+    jsonl = "jsonl"
+    html = "html"
+
+
+class InventoryFormat(str, Enum):
+    list = "list"
+    dsn = "dsn"
+    ini = "ini"
+    yaml = "yaml"
+    json = "json"
 
 
 def fleet(
-    targets: Annotated[str, typer.Argument(help="File with one [user@]host[:port] per line ('#' comments).")],
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Audit this many servers at once.")] = 4,
+    targets: Annotated[Optional[str], typer.Argument(help="The servers: an Ansible inventory (INI, YAML, or the JSON of `ansible-inventory --list`; host vars ansible_host, mysql_port, mysql_user, mysql_socket), Percona DSNs (h=,P=,u=,S=,F=) or [user@]host[:port] lines.", show_default=False)] = None,
+    snapshots: Annotated[Optional[str], typer.Option("--snapshots", help="Audit offline the snapshots in this directory: the per-host results the Ansible playbook fetched (ansible/), or snapshot files (*.json).", rich_help_panel=INVENTORY)] = None,
+    inventory_format: Annotated[Optional[InventoryFormat], typer.Option("--inventory-format", help="list, dsn, ini, yaml or json (default: detected).", rich_help_panel=INVENTORY)] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Audit this many servers at once (default 4 live; one worker process per CPU with --snapshots).")] = None,
     port: Port = None, user: User = None, password: Password = None, ask_password: AskPassword = False,
     defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None, no_defaults: NoDefaults = False,
     ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None, ssl_key: SslKey = None,
@@ -21,37 +42,159 @@ def fleet(
     purpose: PurposeOpt = Purpose.production,
     calibrate: Calibrate = None,
     calibrate_seconds: CalibrateSecondsOpt = 10.0,
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default), json or html.", rich_help_panel=OUT)] = ReportFormat.text,
-    fail_on: Annotated[Severity | None, typer.Option("--fail-on", help="Exit 1 when any server has a finding at or above this severity, or could not be audited.", rich_help_panel=OUT)] = None,
+    rules: RulesDirs = None, ignore: Ignore = None,
+    fmt: Annotated[FleetFormat, typer.Option("--format", "-f", help="text (default), json (one document), jsonl (one line per host as it finishes, then the roll-up) or html.", rich_help_panel=OUT)] = FleetFormat.text,
+    fail_on: Annotated[Severity | None, typer.Option("--fail-on", help="Exit 1 when any server has a finding at or above this severity. A server that could not be audited always makes the exit 6.", rich_help_panel=OUT)] = None,
     output: OutputFile = None,
 ) -> None:
-    """Audit many servers in parallel, each as `advisor audit` does (calibrated as the purpose says), and summarise them."""
-    from advisor.api import Calibration
+    """Audit many servers, each as `advisor audit` does (calibrated as the purpose says), stream the results and roll them up: rules across hosts, hosts not audited, configuration drift per group."""
     from advisor.errors import UsageError
-    from advisor.fleet import audit_fleet, read_targets
-    from advisor.render.fleet import render_json, render_text
 
-    if fmt in (ReportFormat.markdown, ReportFormat.sarif, ReportFormat.junit):
-        raise UsageError(f"fleet prints text, json or html, not {fmt.value}.",
-                         f"audit one server with `advisor audit --format {fmt.value}`.")
-    from advisor.api import calibration_mode, check_calibration_budget
-
-    if calibration_mode(purpose.value, calibrate) is not None:
-        check_calibration_budget(calibrate_seconds)
-    tlist = read_targets(targets)
-    base = conn_options(None, port, None, user, password, ask_password, defaults_file, defaults_extra_file,
-                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+    if (targets is None) == (snapshots is None):
+        raise UsageError("fleet needs a target file or --snapshots DIR (one of the two).",
+                         "e.g. `advisor fleet inventory.ini` or `advisor fleet --snapshots fetched/`.")
     t0 = time.monotonic()
-    results = audit_fleet(tlist, base, purpose=purpose.value, jobs=jobs, sample_seconds=sample_seconds,
-                          calibration=Calibration(calibrate, calibrate_seconds))
-    wall = time.monotonic() - t0
-    if fmt == ReportFormat.json:
-        write_output(render_json(results, purpose.value, wall, jobs), output)
-    elif fmt == ReportFormat.html:
+    if snapshots is not None:
+        from advisor.fleet import audit_snapshots, snapshot_entries
+
+        if calibrate:
+            raise UsageError("--calibrate measures a live server; it does not apply with --snapshots.",
+                             "the snapshots' own calibration sections are used.")
+        entries = snapshot_entries(snapshots)
+        import os
+
+        jobs = jobs or len(os.sched_getaffinity(0))
+        total = len(entries)
+        stream = audit_snapshots(entries, purpose.value, jobs, split_ids(ignore), rules or [])
+    else:
+        from advisor.api import Calibration, calibration_mode, check_calibration_budget
+        from advisor.fleet import stream_fleet
+        from advisor.inventory import read
+
+        if calibration_mode(purpose.value, calibrate) is not None:
+            check_calibration_budget(calibrate_seconds)
+        tlist = read(targets, inventory_format.value if inventory_format else None)  # type: ignore[arg-type]
+        base = conn_options(None, port, None, user, password, ask_password, defaults_file, defaults_extra_file,
+                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+        jobs = 4 if jobs is None else jobs
+        total = len(tlist)
+        stream = stream_fleet(tlist, base, purpose.value, jobs, sample_seconds, Calibration(calibrate, calibrate_seconds),
+                              split_ids(ignore), rules or [])
+    results, rollup = _consume(stream, total, fmt, output)
+    _finish(results, rollup, fmt, output, purpose.value, time.monotonic() - t0, jobs, fail_on)
+
+
+def _consume(stream: Any, total: int, fmt: FleetFormat, output: Optional[str]) -> tuple[list[Any], Any]:
+    """Read results as they arrive: a progress line on a terminal, a JSON line per host with --format
+    jsonl, each host into the roll-up; keep what the format needs at the end (nothing of the reports
+    for jsonl, so memory stays bounded however many hosts)."""
+    from advisor.fleet import outcome_of
+    from advisor.render.fleet import host_line
+    from advisor.rollup import Rollup
+
+    rollup = Rollup()
+    progress = Progress(sys.stderr, total) if sys.stderr.isatty() else None
+    sink = _open(output) if fmt == FleetFormat.jsonl else None
+    kept: list[Any] = []
+    try:
+        for r in stream:
+            rollup.add(outcome_of(r))
+            if sink is not None:
+                sink.write(host_line(r))
+                sink.flush()
+            if fmt in (FleetFormat.jsonl, FleetFormat.text) and r.report is not None:
+                r.report = _Light(r.report)
+            r.variables = None
+            kept.append(r)
+            if progress is not None:
+                progress.step(r)
+    finally:
+        if progress is not None:
+            progress.done()
+        if sink is not None and sink is not sys.stdout:
+            sink.close()
+    kept.sort(key=lambda r: r.target.line)
+    return kept, rollup
+
+
+class _Light:
+    """What the text table and --fail-on still need of a report once its host is rolled up."""
+
+    def __init__(self, report: Any) -> None:
+        self._worst = {s: report.worst_at_least(s) for s in ("critical", "warning", "info")}
+        self._counts = report.severity_counts()
+        self.target = report.target
+        self.findings = report.findings[:1]
+
+    def severity_counts(self) -> dict[str, int]:
+        return self._counts
+
+    def worst_at_least(self, severity: str) -> bool:
+        return self._worst[severity]
+
+
+def _open(output: Optional[str]) -> IO[str]:
+    if not output or output == "-":
+        return sys.stdout
+    from advisor.errors import UsageError
+
+    try:
+        return open(output, "w", encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {output}: {e.strerror}.", "check the directory exists and is writable.") from None
+
+
+def _finish(results: list[Any], rollup: Any, fmt: FleetFormat, output: Optional[str], purpose: str, wall: float,
+            jobs: int, fail_on: Optional[Severity]) -> None:
+    from advisor.errors import EXIT_FINDINGS, EXIT_FLEET_INCOMPLETE
+
+    doc = rollup.to_dict()
+    if fmt == FleetFormat.jsonl:
+        from advisor.render.fleet import rollup_line
+
+        sink = sys.stdout if not output or output == "-" else open(output, "a", encoding="utf-8")
+        sink.write(rollup_line(doc, purpose, wall, jobs))
+        sink.flush()
+        if sink is not sys.stdout:
+            sink.close()
+    elif fmt == FleetFormat.json:
+        from advisor.render.fleet import render_json
+
+        write_output(render_json(results, purpose, wall, jobs, doc), output)
+    elif fmt == FleetFormat.html:
         from advisor.render.html import render_fleet
 
-        write_output(render_fleet(results, wall, jobs), output)
+        write_output(render_fleet(results, wall, jobs, doc), output)
     else:
-        write_output(render_text(results, wall, jobs), output)
-    if fail_on is not None and any(r.report is None or r.report.worst_at_least(fail_on.value) for r in results):
-        raise typer.Exit(1)
+        from advisor.render.fleet import render_text
+
+        write_output(render_text(results, wall, jobs, doc), output)
+    failed = [u["host"] for u in doc["unreachable"]]
+    if failed:
+        sys.stderr.write(f"advisor: {len(failed)} of {len(results)} host(s) could not be audited: "
+                         f"{', '.join(failed)} (exit {EXIT_FLEET_INCOMPLETE}).\n")
+        raise typer.Exit(EXIT_FLEET_INCOMPLETE)
+    if fail_on is not None and any(r.report is not None and r.report.worst_at_least(fail_on.value) for r in results):
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+class Progress:
+    """`[#####.....] 12/40 hosts, 1 not audited, last db07` on one terminal line (standard error)."""
+
+    WIDTH = 24
+
+    def __init__(self, stream: IO[str], total: int) -> None:
+        self.stream, self.total, self.n, self.failed = stream, max(total, 1), 0, 0
+
+    def step(self, r: Any) -> None:
+        self.n += 1
+        self.failed += r.report is None
+        fill = self.WIDTH * self.n // self.total
+        bad = f", {self.failed} not audited" if self.failed else ""
+        self.stream.write(f"\r[{'#' * fill}{'.' * (self.WIDTH - fill)}] {self.n}/{self.total} hosts{bad}, "
+                          f"last {r.target.label[:30]}\033[K")
+        self.stream.flush()
+
+    def done(self) -> None:
+        self.stream.write("\r\033[K")
+        self.stream.flush()
