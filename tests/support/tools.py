@@ -21,6 +21,7 @@ import pytest
 TOOLS: dict[str, str] = {
     "mariadbd": "mariadb-server",
     "mariadb-install-db": "mariadb-server",
+    "mariadb": "mariadb-client",  # the client the Ansible role runs on each database host
     "ip": "iproute2",
     "tc": "iproute2",
     "openssl": "openssl",

@@ -1,0 +1,123 @@
+"""Issue 17 acceptance: the Ansible role and playbook under ansible/ run by real ansible-core against
+three "hosts" reached over real ssh (three throwaway sshd on loopback ports, each with its own
+throwaway mariadbd), plus one host whose sshd is not there. The playbook fetches per-host results to
+the controller; `advisor fleet --snapshots` audits them and judges each server as `advisor audit`
+run against it directly does; the host that could not be reached makes the exit 6 and is named."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import run_cli, run_json
+from tests.support.mariadb import MariaDB
+from tests.support.sshd import Sshd, free_port, keygen
+from tests.support.tools import require_ansible, require_tool
+
+pytestmark = [pytest.mark.requires_mariadbd, pytest.mark.requires_tool("sshd", "ssh", "ssh-keygen", "mariadb")]
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = {"innodb-buffer-pool-size": "16M", "key-buffer-size": "1M", "performance-schema": "OFF"}
+OPTIONS = [SMALL, {**SMALL, "sort-buffer-size": "32M"}, SMALL]
+
+
+@pytest.fixture(scope="module")
+def hosts(tmp_path_factory):
+    """Three (sshd, mariadbd) pairs started in parallel, and one sshd port nobody listens on."""
+    require_tool("sshd")
+    require_tool("mariadb")
+    base = tmp_path_factory.mktemp("ansible-hosts")
+    key = base / "id_client"
+    keygen(key)
+    sshds = [Sshd(base / f"ssh{i}", client_key=key) for i in range(3)]
+    dbs = [MariaDB(options=o) for o in OPTIONS]
+    # the servers die with the thread that started them (PR_SET_PDEATHSIG): keep the threads until the end
+    pool = ThreadPoolExecutor(6)
+    try:
+        list(pool.map(lambda x: x.start(), sshds + dbs))
+        known = base / "known_hosts"
+        known.write_text("".join(s.known_hosts.read_text() for s in sshds))
+        yield {"dir": base, "key": key, "known": known, "pairs": list(zip(sshds, dbs)), "dead_port": free_port()}
+    finally:
+        for x in sshds + dbs:
+            x.stop() if isinstance(x, Sshd) else x.close()
+        pool.shutdown()
+
+
+def _inventory(hosts, path: Path) -> Path:
+    lines = ["[dbs]"]
+    # db1 and db2 with the mysql client (as on a host without the advisor), db3 with the advisor installed there
+    on_host = ["never", "never", str(Path(sys.executable).parent / "advisor")]
+    for i, (s, db) in enumerate(hosts["pairs"], 1):
+        lines.append(f"db{i} ansible_host=127.0.0.1 ansible_port={s.port} mysql_socket={db.socket} mysql_user=root "
+                     f"advisor_on_host={on_host[i - 1]}")
+    lines += ["", "[gone]", f"db9 ansible_host=127.0.0.1 ansible_port={hosts['dead_port']} mysql_port=3306", "",
+              "[all:vars]", "ansible_user=root", f"ansible_ssh_private_key_file={hosts['key']}",
+              f"ansible_ssh_common_args='-o UserKnownHostsFile={hosts['known']} -o StrictHostKeyChecking=yes "
+              "-o ControlMaster=no -o ConnectTimeout=5'",
+              "ansible_python_interpreter=/usr/bin/python3", ""]
+    path.write_text("\n".join(lines))
+    return path
+
+
+def _ansible_env(tmp: Path) -> dict[str, str]:
+    (tmp / "ansible.cfg").write_text("[defaults]\n")
+    return {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+            "HOME": str(tmp), "LC_ALL": "C.UTF-8", "ANSIBLE_CONFIG": str(tmp / "ansible.cfg"),
+            "ANSIBLE_LOCAL_TEMP": str(tmp / "local-tmp"), "ANSIBLE_REMOTE_TEMP": str(tmp / "remote-tmp"),
+            "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORKS": "4", "ANSIBLE_RETRY_FILES_ENABLED": "0",
+            "ANSIBLE_PIPELINING": "1"}
+
+
+def _findings(report: dict) -> list[tuple[str, str]]:
+    return sorted((f["rule"], f["severity"]) for f in report["findings"])
+
+
+def test_playbook_collects_over_ssh_and_fleet_judges_as_audit(hosts, tmp_path):
+    playbook = require_ansible("ansible-playbook")
+    inv = _inventory(hosts, tmp_path / "hosts.ini")
+    fetched = tmp_path / "fetched"
+    p = subprocess.run([playbook, "-i", str(inv), str(ROOT / "ansible" / "collect.yml"),
+                        "-e", f"advisor_fetch_dir={fetched}"],
+                       capture_output=True, text=True, env=_ansible_env(tmp_path), timeout=300)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+    assert sorted(x.name for x in fetched.iterdir()) == ["db1", "db2", "db3", "db9"]
+    for name in ("db1", "db2"):
+        files = sorted(x.name for x in (fetched / name).iterdir())
+        assert files == ["host-raw.json", "meta.json", "status.tsv", "variables.tsv"], (name, files)
+    assert sorted(x.name for x in (fetched / "db3").iterdir()) == ["meta.json", "snapshot.json"]
+    assert json.loads((fetched / "db9" / "error.json").read_text())["error"].startswith("unreachable")
+    # nothing stays on the hosts: the work directories (and the gatherer copied there) are gone
+    assert not list(Path("/tmp").glob("advisor.*/host_gather.py"))
+
+    out = tmp_path / "fleet.jsonl"
+    r = run_cli("fleet", "--snapshots", str(fetched), "--format", "jsonl", "-o", str(out), timeout=120)
+    assert r.returncode == 6, r.stderr
+    assert "db9" in r.stderr and "could not be audited" in r.stderr
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [x["schema"] for x in lines] == ["advisor.fleet-host/1"] * 4 + ["advisor.fleet-rollup/1"]
+    by_host = {x["host"]: x for x in lines[:-1]}
+    rollup = lines[-1]
+    assert by_host["db9"]["report"] is None and "unreachable" in by_host["db9"]["error"]
+    assert [u["host"] for u in rollup["unreachable"]] == ["db9"]
+
+    for i, (_, db) in enumerate(hosts["pairs"], 1):
+        h = by_host[f"db{i}"]
+        assert h["groups"] == ["dbs"] and h["host_facts"] is True
+        code, direct, err = run_json("audit", "-h", "127.0.0.1", "-P", str(db.port), "-u", "root", "--no-defaults",
+                                     "--format", "json")
+        assert code == 0, err
+        assert _findings(h["report"]) == _findings(direct), f"db{i}"
+        assert h["report"]["target"]["version"] == direct["target"]["version"]
+    assert "sort-buffer-oversized" in {f["rule"] for f in by_host["db2"]["report"]["findings"]}
+    assert "sort-buffer-oversized" not in {f["rule"] for f in by_host["db1"]["report"]["findings"]}
+    drift = {row["variable"]: row for row in rollup["drift"]["dbs"]}
+    assert drift["sort_buffer_size"]["values"][1] == {"value": str(32 << 20), "hosts": ["db2"]}
+    sort_rule = next(x for x in rollup["rules"] if x["rule"] == "sort-buffer-oversized")
+    assert sort_rule["hosts"] == ["db2"]
