@@ -17,10 +17,12 @@ from typing import Any, Optional
 SEVERITIES = ("critical", "warning", "info")
 
 IDENTITY = frozenset({
-    "hostname", "server_id", "server_uuid", "report_host", "report_port", "report_user", "report_password", "port",
+    "hostname", "server_id", "server_uuid", "server_uid", "report_host", "report_port", "report_user", "report_password", "port",
     "socket", "pid_file", "datadir", "tmpdir", "innodb_tmpdir", "log_error", "general_log_file", "slow_query_log_file",
     "log_bin_basename", "log_bin_index", "relay_log", "relay_log_basename", "relay_log_index", "relay_log_info_file",
     "innodb_data_home_dir", "innodb_log_group_home_dir", "innodb_undo_directory", "aria_log_dir_path",
+    "innodb_temp_tablespaces_dir", "slave_load_tmpdir", "replica_load_tmpdir", "wsrep_data_home_dir", "log_basename",
+    "log_slow_query_file",
     "gtid_executed", "gtid_purged", "gtid_binlog_pos", "gtid_binlog_state", "gtid_current_pos", "gtid_slave_pos",
     "gtid_owned", "wsrep_node_name", "wsrep_node_address", "wsrep_node_incoming_address", "wsrep_sst_receive_address",
     "bind_address", "mysqlx_port", "mysqlx_socket", "admin_address", "admin_port", "server_audit_file_path",
