@@ -80,11 +80,11 @@ def fleet(
         total = len(tlist)
         stream = stream_fleet(tlist, base, purpose.value, jobs, sample_seconds, Calibration(calibrate, calibrate_seconds),
                               split_ids(ignore), rules or [])
-    results, rollup = _consume(stream, total, fmt, output)
-    _finish(results, rollup, fmt, output, purpose.value, time.monotonic() - t0, jobs, fail_on)
+    results, rollup, worst = _consume(stream, total, fmt, output)
+    _finish(results, rollup, fmt, output, purpose.value, time.monotonic() - t0, jobs, worst.get(fail_on.value) if fail_on else False)
 
 
-def _consume(stream: Any, total: int, fmt: FleetFormat, output: Optional[str]) -> tuple[list[Any], Any]:
+def _consume(stream: Any, total: int, fmt: FleetFormat, output: Optional[str]) -> tuple[list[Any], Any, dict[str, bool]]:
     """Read results as they arrive: a progress line on a terminal, a JSON line per host with --format
     jsonl, each host into the roll-up; keep what the format needs at the end (nothing of the reports
     for jsonl, so memory stays bounded however many hosts)."""
@@ -96,16 +96,20 @@ def _consume(stream: Any, total: int, fmt: FleetFormat, output: Optional[str]) -
     progress = Progress(sys.stderr, total) if sys.stderr.isatty() else None
     sink = _open(output) if fmt == FleetFormat.jsonl else None
     kept: list[Any] = []
+    worst = {s: False for s in ("critical", "warning", "info")}
     try:
         for r in stream:
             rollup.add(outcome_of(r))
+            if r.report is not None:
+                worst = {s: worst[s] or r.report.worst_at_least(s) for s in worst}
             if sink is not None:
                 sink.write(host_line(r))
                 sink.flush()
-            if fmt in (FleetFormat.jsonl, FleetFormat.text) and r.report is not None:
+            elif fmt == FleetFormat.text and r.report is not None:
                 r.report = _Light(r.report)
             r.variables = None
-            kept.append(r)
+            if sink is None:
+                kept.append(r)
             if progress is not None:
                 progress.step(r)
     finally:
@@ -114,23 +118,19 @@ def _consume(stream: Any, total: int, fmt: FleetFormat, output: Optional[str]) -
         if sink is not None and sink is not sys.stdout:
             sink.close()
     kept.sort(key=lambda r: r.target.line)
-    return kept, rollup
+    return kept, rollup, worst
 
 
 class _Light:
-    """What the text table and --fail-on still need of a report once its host is rolled up."""
+    """What the text table still needs of a report once its host is rolled up."""
 
     def __init__(self, report: Any) -> None:
-        self._worst = {s: report.worst_at_least(s) for s in ("critical", "warning", "info")}
         self._counts = report.severity_counts()
         self.target = report.target
         self.findings = report.findings[:1]
 
     def severity_counts(self) -> dict[str, int]:
         return self._counts
-
-    def worst_at_least(self, severity: str) -> bool:
-        return self._worst[severity]
 
 
 def _open(output: Optional[str]) -> IO[str]:
@@ -145,7 +145,9 @@ def _open(output: Optional[str]) -> IO[str]:
 
 
 def _finish(results: list[Any], rollup: Any, fmt: FleetFormat, output: Optional[str], purpose: str, wall: float,
-            jobs: int, fail_on: Optional[Severity]) -> None:
+            jobs: int, findings_fail: bool) -> None:
+    """Write the roll-up (jsonl) or the whole report; exit 6 when a host was not audited, else 1 when a
+    finding reached --fail-on (`findings_fail`)."""
     from advisor.errors import EXIT_FINDINGS, EXIT_FLEET_INCOMPLETE
 
     doc = rollup.to_dict()
@@ -171,10 +173,10 @@ def _finish(results: list[Any], rollup: Any, fmt: FleetFormat, output: Optional[
         write_output(render_text(results, wall, jobs, doc), output)
     failed = [u["host"] for u in doc["unreachable"]]
     if failed:
-        sys.stderr.write(f"advisor: {len(failed)} of {len(results)} host(s) could not be audited: "
+        sys.stderr.write(f"advisor: {len(failed)} of {doc['hosts_total']} host(s) could not be audited: "
                          f"{', '.join(failed)} (exit {EXIT_FLEET_INCOMPLETE}).\n")
         raise typer.Exit(EXIT_FLEET_INCOMPLETE)
-    if fail_on is not None and any(r.report is not None and r.report.worst_at_least(fail_on.value) for r in results):
+    if findings_fail:
         raise typer.Exit(EXIT_FINDINGS)
 
 
