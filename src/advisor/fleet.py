@@ -33,6 +33,7 @@ __all__ = ["FleetResult", "FleetTarget", "SnapshotEntry", "audit_fleet", "audit_
 VARIABLES_FILES = ("variables.tsv", "variables.txt")
 STATUS_FILES = ("status.tsv", "status.txt")
 HOST_RAW = "host-raw.json"
+DATA_SIZE = "data-size.tsv"
 META = "meta.json"
 ERROR = "error.json"
 SNAPSHOT = "snapshot.json"
@@ -204,7 +205,41 @@ def load_entry(e: SnapshotEntry):
                                 "run the playbook again for this host, or remove the directory.")
     status = next((str(p / f) for f in STATUS_FILES if (p / f).is_file()), None)
     host = str(p / HOST_RAW) if (p / HOST_RAW).is_file() else None
-    return import_snapshot(str(variables), status, host_facts=host)
+    snap = import_snapshot(str(variables), status, host_facts=host)
+    if (p / DATA_SIZE).is_file():
+        snap.server.data_size = data_size(read_text(p / DATA_SIZE), str(p / DATA_SIZE))
+        snap.server.missing = [m for m in snap.server.missing if m.fact != "server.data_size"]
+    return snap
+
+
+def read_text(p: Path) -> str:
+    try:
+        return p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InvalidInputError(f"cannot read {p}: {e}.", "run the playbook again for this host.") from None
+
+
+def data_size(text: str, where: str) -> dict[str, Any]:
+    """The role's data-size.tsv (the mysql client's -NB output of advisor.collect.mysql.Q_DATA_SIZE:
+    engine, tables, data bytes, index bytes) as a live collection stores it."""
+    from advisor.snapshot import EngineSize
+
+    out = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        try:
+            engine, count, data, index = cells
+            out[engine] = EngineSize.model_construct(tables=_num(count), data_bytes=_num(data), index_bytes=_num(index))
+        except ValueError:
+            raise InvalidInputError(f"{where}:{n}: {line[:80]!r} is not engine, tables, data bytes, index bytes "
+                                    "separated by tabs.", "run the playbook again for this host.") from None
+    return out
+
+
+def _num(cell: str) -> int:
+    return 0 if cell in ("", "NULL") else int(cell.split(".")[0])  # SUM() prints a DECIMAL
 
 
 _WORKER: dict[str, Any] = {}

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli, run_json
-from tests.support.mariadb import MariaDB
+from tests.support.mariadb import PW_PASSWORD, PW_USER, MariaDB
 from tests.support.sshd import Sshd, free_port, keygen
 from tests.support.tools import require_ansible, require_tool
 
@@ -53,10 +53,12 @@ def hosts(tmp_path_factory):
 def _inventory(hosts, path: Path) -> Path:
     lines = ["[dbs]"]
     # db1 and db2 with the mysql client (as on a host without the advisor), db3 with the advisor installed there
+    # db2 as pwuser, its password from the vault (host_vars/db2.yml)
     on_host = ["never", "never", str(Path(sys.executable).parent / "advisor")]
+    users = ["root", PW_USER, "root"]
     for i, (s, db) in enumerate(hosts["pairs"], 1):
-        lines.append(f"db{i} ansible_host=127.0.0.1 ansible_port={s.port} mysql_socket={db.socket} mysql_user=root "
-                     f"advisor_on_host={on_host[i - 1]}")
+        lines.append(f"db{i} ansible_host=127.0.0.1 ansible_port={s.port} mysql_socket={db.socket} "
+                     f"mysql_user={users[i - 1]} advisor_on_host={on_host[i - 1]}")
     lines += ["", "[gone]", f"db9 ansible_host=127.0.0.1 ansible_port={hosts['dead_port']} mysql_port=3306", "",
               "[all:vars]", "ansible_user=root", f"ansible_ssh_private_key_file={hosts['key']}",
               f"ansible_ssh_common_args='-o UserKnownHostsFile={hosts['known']} -o StrictHostKeyChecking=yes "
@@ -75,6 +77,17 @@ def _ansible_env(tmp: Path) -> dict[str, str]:
             "ANSIBLE_PIPELINING": "1"}
 
 
+def _vault_password(tmp: Path, env: dict[str, str]) -> None:
+    """db2's password, encrypted with real ansible-vault into host_vars/db2.yml beside the inventory."""
+    (tmp / "vault-pass").write_text("advisor-test-vault\n")
+    p = subprocess.run([require_ansible("ansible-vault"), "encrypt_string", "--vault-password-file",
+                        str(tmp / "vault-pass"), "--name", "mysql_password", PW_PASSWORD],
+                       capture_output=True, text=True, env=env, check=True)
+    assert PW_PASSWORD not in p.stdout and "$ANSIBLE_VAULT" in p.stdout
+    (tmp / "host_vars").mkdir()
+    (tmp / "host_vars" / "db2.yml").write_text(p.stdout)
+
+
 def _findings(report: dict) -> list[tuple[str, str]]:
     return sorted((f["rule"], f["severity"]) for f in report["findings"])
 
@@ -83,14 +96,19 @@ def test_playbook_collects_over_ssh_and_fleet_judges_as_audit(hosts, tmp_path):
     playbook = require_ansible("ansible-playbook")
     inv = _inventory(hosts, tmp_path / "hosts.ini")
     fetched = tmp_path / "fetched"
+    env = _ansible_env(tmp_path)
+    _vault_password(tmp_path, env)
     p = subprocess.run([playbook, "-i", str(inv), str(ROOT / "ansible" / "collect.yml"),
-                        "-e", f"advisor_fetch_dir={fetched}"],
-                       capture_output=True, text=True, env=_ansible_env(tmp_path), timeout=300)
+                        "-e", f"advisor_fetch_dir={fetched}", "--vault-password-file", str(tmp_path / "vault-pass")],
+                       capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
     assert sorted(x.name for x in fetched.iterdir()) == ["db1", "db2", "db3", "db9"]
     for name in ("db1", "db2"):
         files = sorted(x.name for x in (fetched / name).iterdir())
-        assert files == ["host-raw.json", "meta.json", "status.tsv", "variables.tsv"], (name, files)
+        assert files == ["data-size.tsv", "host-raw.json", "meta.json", "status.tsv", "variables.tsv"], (name, files)
+    # db2 logged in with the vaulted password: it is nowhere in Ansible's output or in what was fetched
+    assert PW_PASSWORD not in p.stdout + p.stderr
+    assert not [f for f in fetched.rglob("*") if f.is_file() and PW_PASSWORD in f.read_text(errors="replace")]
     assert sorted(x.name for x in (fetched / "db3").iterdir()) == ["meta.json", "snapshot.json"]
     assert json.loads((fetched / "db9" / "error.json").read_text())["error"].startswith("unreachable")
     # nothing stays on the hosts: the work directories (and the gatherer copied there) are gone
@@ -114,6 +132,9 @@ def test_playbook_collects_over_ssh_and_fleet_judges_as_audit(hosts, tmp_path):
                                      "--format", "json")
         assert code == 0, err
         assert _findings(h["report"]) == _findings(direct), f"db{i}"
+        status = {o["rule"]: o["status"] for o in h["report"]["outcomes"]}
+        direct_status = {o["rule"]: o["status"] for o in direct["outcomes"]}
+        assert status["buffer-pool-below-data-size"] == direct_status["buffer-pool-below-data-size"] == "passed"
         assert h["report"]["target"]["version"] == direct["target"]["version"]
     assert "sort-buffer-oversized" in {f["rule"] for f in by_host["db2"]["report"]["findings"]}
     assert "sort-buffer-oversized" not in {f["rule"] for f in by_host["db1"]["report"]["findings"]}

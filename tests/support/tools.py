@@ -52,7 +52,7 @@ def require_tool(name: str, package: str | None = None) -> str:
 
 
 # Ansible's programs come from PyPI (ansible-core, in the test extras), not from a Debian package.
-ANSIBLE_TOOLS = ("ansible-playbook", "ansible-inventory")
+ANSIBLE_TOOLS = ("ansible-playbook", "ansible-inventory", "ansible-vault")
 
 
 def require_ansible(name: str = "ansible-playbook") -> str:
