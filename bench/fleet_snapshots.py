@@ -77,23 +77,46 @@ def run(advisor: str, directory: Path, jobs: int | None, reps: int) -> dict:
             "lines": len(lines), "groups": len(rollup["drift"])}
 
 
+def measure(n: int = 1000, reps: int = 3) -> dict:
+    """The three runs: n snapshots, n/10 snapshots, n snapshots with --jobs 1; and the machine's load."""
+    import os
+
+    advisor = installed_advisor()
+    small = max(n // 10, 10)
+    big_dir, small_dir = make_fleet(n, OUT / "fleet-big"), make_fleet(small, OUT / "fleet-small")
+    runs = []
+    for label, d, jobs in ((f"{n} snapshots", big_dir, None), (f"{small} snapshots", small_dir, None),
+                           (f"{n} snapshots --jobs 1", big_dir, 1)):
+        log(f"fleet_snapshots: {label} ...")
+        load = os.getloadavg()[0]
+        r = run(advisor, d, jobs, reps if jobs is None else 1)
+        r.update(label=label, load=load)
+        runs.append(r)
+        log(f"fleet_snapshots: {label}: {r['wall']:.2f} s wall, {r['cpu']:.2f} s CPU, peak RSS {r['rss_mib']:.0f} MiB")
+    return {"n": n, "cpus": len(os.sched_getaffinity(0)), "runs": runs}
+
+
+def render(raw: dict) -> str:
+    rows = [(r["label"], f"{r['wall']:.2f}", f"{r['cpu']:.2f}", f"{r['cpu'] / r['hosts'] * 1000:.1f}",
+             f"{r['rss_mib']:.0f}", f"{r['load']:.1f}", str(r["hosts"])) for r in raw["runs"]]
+    big, small = raw["runs"][0], raw["runs"][1]
+    note = (f"`advisor fleet --snapshots DIR --format jsonl` (half snapshot files, half host directories as the "
+            f"Ansible role fetches them, five groups for drift). CPU per host is the command's and its workers' "
+            f"CPU time over the hosts; with {raw['cpus']} CPUs free the wall time of {raw['n']} snapshots would be "
+            f"about {big['cpu'] / raw['cpus']:.1f} s (CPU s / CPUs); the load average column says how busy the "
+            f"machine was. Peak RSS at {big['hosts']} hosts vs {small['hosts']}: {big['rss_mib']:.0f} vs "
+            f"{small['rss_mib']:.0f} MiB — the reports are written out and dropped; what grows is the drift table "
+            "(one entry per host and variable).")
+    return table(("run", "median wall s", "CPU s", "CPU ms per host", "peak RSS MiB", "load average", "hosts"),
+                 rows) + "\n\n" + note
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--snapshots", type=int, default=1000)
     ap.add_argument("--reps", type=int, default=3)
     a = ap.parse_args(argv)
-    advisor = installed_advisor()
-    small = max(a.snapshots // 10, 10)
-    big_dir, small_dir = make_fleet(a.snapshots, OUT / "fleet-big"), make_fleet(small, OUT / "fleet-small")
-    rows = []
-    for label, d, jobs in ((f"{a.snapshots} snapshots", big_dir, None), (f"{small} snapshots", small_dir, None),
-                           (f"{a.snapshots} snapshots --jobs 1", big_dir, 1)):
-        log(f"fleet_snapshots: {label} ...")
-        r = run(advisor, d, jobs, a.reps if jobs is None else 1)
-        rows.append((label, f"{r['wall']:.2f}", f"{r['cpu']:.2f}", f"{r['rss_mib']:.0f}",
-                     f"{r['wall'] / r['hosts'] * 1000:.1f}", str(r["hosts"])))
-        log(f"fleet_snapshots: {label}: {r['wall']:.2f} s wall, {r['cpu']:.2f} s CPU, peak RSS {r['rss_mib']:.0f} MiB")
-    print(table(("run", "median wall s", "CPU s", "peak RSS MiB", "ms per host (wall)", "hosts audited"), rows))
+    print(render(measure(a.snapshots, a.reps)))
 
 
 if __name__ == "__main__":
