@@ -48,7 +48,7 @@ class FleetResult:
     exit_code: int = 0
     timings: dict[str, float] = field(default_factory=dict)
     variables: Optional[dict[str, str]] = None
-    host_facts: bool = False
+    host_facts: Optional[str] = None  # where the server host's facts came from: local, ssh, file, recorded
 
 
 def parse_targets(text: str, source: str = "targets") -> list[FleetTarget]:
@@ -57,6 +57,10 @@ def parse_targets(text: str, source: str = "targets") -> list[FleetTarget]:
     if not targets:
         raise UsageError(f"{source} lists no targets.", "write one [user@]host[:port] per line.")
     return targets
+
+
+def _facts_source(snap: Any) -> Optional[str]:
+    return snap.host.source if snap.host is not None else None
 
 
 def outcome_of(r: FleetResult) -> HostOutcome:
@@ -71,7 +75,9 @@ def outcome_of(r: FleetResult) -> HostOutcome:
 
 def audit_one(t: FleetTarget, base: ConnectionOptions, purpose: str, sample_seconds: float,
               calibration: Optional[Calibration] = None, ignore: Iterable[str] = (),
-              rules_dirs: Iterable[str] = ()) -> FleetResult:
+              rules_dirs: Iterable[str] = (), ssh_host_facts: bool = False) -> FleetResult:
+    """Assess one live target; with `ssh_host_facts` the host facts are read over ssh at the target's
+    inventory ssh address (ansible_user, ansible_host, ansible_port, the key), as `audit --ssh` does."""
     from advisor import api
 
     opts = replace(base, host=t.host, port=t.port if t.port is not None else (base.port or 3306),
@@ -81,18 +87,20 @@ def audit_one(t: FleetTarget, base: ConnectionOptions, purpose: str, sample_seco
                    no_defaults=base.no_defaults and not t.defaults_file)
     t0 = time.monotonic()
     try:
-        a = api.assess(purpose, collection=api.Collection(opts, sample_seconds=sample_seconds),
+        ssh = t.ssh if ssh_host_facts else None
+        a = api.assess(purpose, collection=api.Collection(opts, sample_seconds=sample_seconds, ssh=ssh,
+                                                          ssh_options=t.ssh_options if ssh else ()),
                        calibration=(calibration or api.Calibration())._replace(started=None),
                        ignore=ignore, rules_dirs=rules_dirs)
         return FleetResult(t, time.monotonic() - t0, report=a.report, timings=dict(a.timings),
-                           variables=dict(a.snapshot.server.variables), host_facts=a.snapshot.host is not None)
+                           variables=dict(a.snapshot.server.variables), host_facts=_facts_source(a.snapshot))
     except AdvisorError as e:
         return FleetResult(t, time.monotonic() - t0, error=str(e), exit_code=e.exit_code)
 
 
 def stream_fleet(targets: list[FleetTarget], base: ConnectionOptions, purpose: str = "production", jobs: int = 4,
                  sample_seconds: float = 0.0, calibration: Optional[Calibration] = None, ignore: Iterable[str] = (),
-                 rules_dirs: Iterable[str] = ()) -> Iterator[FleetResult]:
+                 rules_dirs: Iterable[str] = (), ssh_host_facts: bool = False) -> Iterator[FleetResult]:
     """Audit the targets in `jobs` threads; yield each result as its host finishes."""
     _check_jobs(jobs)
     from advisor import api
@@ -103,7 +111,7 @@ def stream_fleet(targets: list[FleetTarget], base: ConnectionOptions, purpose: s
     ignore = tuple(ignore)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         yield from _as_completed(pool, [lambda t=t: audit_one(t, base, purpose, sample_seconds, calibration, ignore,
-                                                               rules_dirs) for t in targets])
+                                                               rules_dirs, ssh_host_facts) for t in targets])
 
 
 def audit_fleet(targets: list[FleetTarget], base: ConnectionOptions, purpose: str = "production", jobs: int = 4,
@@ -266,7 +274,7 @@ def audit_entry(e: SnapshotEntry, line: int, purpose: str, ignore: tuple[str, ..
     except AdvisorError as err:
         return FleetResult(t, time.monotonic() - t0, error=str(err), exit_code=err.exit_code)
     return FleetResult(t, time.monotonic() - t0, report=a.report, timings=dict(a.timings),
-                       variables=dict(snap.server.variables), host_facts=snap.host is not None)
+                       variables=dict(snap.server.variables), host_facts=_facts_source(snap))
 
 
 def audit_snapshots(entries: list[SnapshotEntry], purpose: str = "production", jobs: int = 0,

@@ -46,6 +46,8 @@ class FleetTarget:
     password: Optional[str] = field(default=None, repr=False, compare=False)
     name: str = ""
     groups: tuple[str, ...] = ()
+    ssh: Optional[str] = None  # [user@]host to read the host facts over ssh (from the inventory)
+    ssh_options: tuple[str, ...] = ()  # KEY=VALUE for the ssh client (Port, IdentityFile, -o options)
 
     @property
     def label(self) -> str:
@@ -231,18 +233,41 @@ def _inventory_target(n: int, name: str, v: dict[str, Any], groups: tuple[str, .
         if val is None or val == "":
             return None
         if isinstance(val, dict):  # a vaulted value ansible-inventory could not decrypt
-            raise InvalidInputError(f"{source}: host {name}: {key} is vault-encrypted and was not decrypted.",
-                                    "run ansible-inventory with --vault-password-file (or --ask-vault-pass), or keep "
-                                    "the password in an option file named by mysql_defaults_file.")
+            raise InvalidInputError(f"{source}: host {name}: {key} is vault-encrypted (`ansible-inventory --list` "
+                                    "does not decrypt vault values).",
+                                    "give the credentials in an option file (host var mysql_defaults_file, or "
+                                    "--defaults-extra-file), or collect with the playbook in ansible/, which decrypts "
+                                    "them on the way to each host.")
         return str(val)
 
     host = plain("ansible_host") or name
     port = _port(plain("mysql_port"), f"{source}: host {name}")
     user = plain("mysql_user")
     text = name if host == name else f"{name} ({host})"
+    ssh_user = plain("ansible_user") or plain("ansible_ssh_user")
+    options = [f"Port={p}" for p in [plain("ansible_port") or plain("ansible_ssh_port")] if p]
+    options += [f"IdentityFile={k}" for k in [plain("ansible_ssh_private_key_file") or plain("ansible_private_key_file")] if k]
+    for key in ("ansible_ssh_common_args", "ansible_ssh_extra_args"):
+        options += ssh_o_options(plain(key) or "")
+    local = plain("ansible_connection") in ("local", "docker", "community.docker.docker")
     return FleetTarget(n, text, host, port, user, socket=plain("mysql_socket"),
                        defaults_file=plain("mysql_defaults_file"), password=plain("mysql_password"),
-                       name=name, groups=groups)
+                       name=name, groups=groups, ssh=None if local else (f"{ssh_user}@{host}" if ssh_user else host),
+                       ssh_options=tuple(options))
+
+
+def ssh_o_options(args: str) -> list[str]:
+    """The `-o KEY=VALUE` (and `-oKEY=VALUE`) options of an ssh argument string such as
+    ansible_ssh_common_args; other arguments are left to ~/.ssh/config."""
+    words, out = shlex.split(args), []
+    for i, w in enumerate(words):
+        if w == "-o" and i + 1 < len(words):
+            out.append(words[i + 1])
+        elif w.startswith("-o") and len(w) > 2:
+            out.append(w[2:])
+    opts = [o.replace(" ", "=", 1) if "=" not in o else o for o in out]
+    # what the advisor forces anyway is dropped; anything weakening it stays, for ssh_command to refuse
+    return [o for o in opts if o.replace(" ", "").lower() not in ("stricthostkeychecking=yes", "batchmode=yes")]
 
 
 def ini_to_inventory(text: str, source: str) -> dict[str, Any]:

@@ -66,7 +66,7 @@ def test_json_lines_one_per_host_then_the_rollup(jsonl):
         assert r["groups"] == (["east"] if name <= "db05" else ["west"])
         if name != "db03":
             # judged as `advisor audit` judges it: collected with host facts, calibrated as the purpose says
-            assert r["report"]["target"]["flavor"] == "mariadb" and r["host_facts"] is True
+            assert r["report"]["target"]["flavor"] == "mariadb" and r["host_facts"] == "local"
             assert r["report"]["calibration"]["mode"] == "light"
             assert set(r["timings"]) == {"collect", "calibrate", "audit"}
     rollup = records[-1]

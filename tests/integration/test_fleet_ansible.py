@@ -59,7 +59,7 @@ def _inventory(hosts, path: Path) -> Path:
     for i, (s, db) in enumerate(hosts["pairs"], 1):
         lines.append(f"db{i} ansible_host=127.0.0.1 ansible_port={s.port} mysql_socket={db.socket} "
                      f"mysql_user={users[i - 1]} advisor_on_host={on_host[i - 1]}")
-    lines += ["", "[gone]", f"db9 ansible_host=127.0.0.1 ansible_port={hosts['dead_port']} mysql_port=3306", "",
+    lines += ["", "[gone]", f"db9 ansible_host=127.0.0.1 ansible_port={hosts['dead_port']} mysql_port={hosts['dead_port']}", "",
               "[all:vars]", "ansible_user=root", f"ansible_ssh_private_key_file={hosts['key']}",
               f"ansible_ssh_common_args='-o UserKnownHostsFile={hosts['known']} -o StrictHostKeyChecking=yes "
               "-o ControlMaster=no -o ConnectTimeout=5'",
@@ -127,7 +127,8 @@ def test_playbook_collects_over_ssh_and_fleet_judges_as_audit(hosts, tmp_path):
 
     for i, (_, db) in enumerate(hosts["pairs"], 1):
         h = by_host[f"db{i}"]
-        assert h["groups"] == ["dbs"] and h["host_facts"] is True
+        # read on the host: the gatherer's output fetched (file), or advisor collect there (local)
+        assert h["groups"] == ["dbs"] and h["host_facts"] == ("local" if i == 3 else "file")
         code, direct, err = run_json("audit", "-h", "127.0.0.1", "-P", str(db.port), "-u", "root", "--no-defaults",
                                      "--format", "json")
         assert code == 0, err
@@ -142,3 +143,33 @@ def test_playbook_collects_over_ssh_and_fleet_judges_as_audit(hosts, tmp_path):
     assert drift["sort_buffer_size"]["values"][1] == {"value": str(32 << 20), "hosts": ["db2"]}
     sort_rule = next(x for x in rollup["rules"] if x["rule"] == "sort-buffer-oversized")
     assert sort_rule["hosts"] == ["db2"]
+
+
+def test_live_fleet_reads_host_facts_over_ssh_from_the_inventory(hosts, tmp_path):
+    """`advisor fleet INVENTORY --ssh-host-facts`: the servers from here, their hosts' facts over ssh at
+    each host's inventory address (ansible_user, ansible_port, the key, the known_hosts of
+    ansible_ssh_common_args); the judgement is audit's with --ssh."""
+    lines = ["[dbs]"] + [f"db{i} ansible_host=127.0.0.1 ansible_port={s.port} mysql_port={db.port}"
+                         for i, (s, db) in enumerate(hosts["pairs"], 1)]
+    lines += ["[dbs:vars]", "ansible_user=root", "mysql_user=root", f"ansible_ssh_private_key_file={hosts['key']}",
+              f"ansible_ssh_common_args='-o UserKnownHostsFile={hosts['known']} -o StrictHostKeyChecking=yes'", ""]
+    inv = tmp_path / "live.ini"
+    inv.write_text("\n".join(lines))
+    p = run_cli("fleet", str(inv), "--ssh-host-facts", "--no-defaults", "--format", "jsonl", "--no-calibrate",
+                timeout=180)
+    assert p.returncode == 0, p.stderr
+    recs = [json.loads(x) for x in p.stdout.splitlines()]
+    by_host = {r["host"]: r for r in recs[:-1]}
+    assert sorted(by_host) == ["db1", "db2", "db3"]
+    for i, (s, db) in enumerate(hosts["pairs"], 1):
+        assert by_host[f"db{i}"]["host_facts"] == "ssh"
+        code, direct, err = run_json("audit", "-h", "127.0.0.1", "-P", str(db.port), "-u", "root", "--no-defaults",
+                                     "--no-calibrate", "--ssh", "root@127.0.0.1", "--ssh-option", f"Port={s.port}",
+                                     "--ssh-option", f"UserKnownHostsFile={hosts['known']}",
+                                     "--ssh-option", f"IdentityFile={hosts['key']}", "--format", "json")
+        assert code == 0, err
+        assert _findings(by_host[f"db{i}"]["report"]) == _findings(direct)
+    bad = tmp_path / "weak.ini"
+    bad.write_text(inv.read_text().replace("StrictHostKeyChecking=yes", "StrictHostKeyChecking=no"))
+    p = run_cli("fleet", str(bad), "--ssh-host-facts", "--no-defaults", "--no-calibrate", timeout=180)
+    assert p.returncode == 6 and "StrictHostKeyChecking is not allowed" in p.stdout

@@ -152,3 +152,14 @@ def test_inventory_errors():
         parse("[dbs]\ndb1 mysql_port\n", "inv", "ini")
     with pytest.raises(UsageError, match="lists no targets"):
         parse("[dbs]\n", "inv")
+
+
+def test_ssh_address_for_host_facts():
+    ts = parse("[dbs]\ndb1 ansible_host=10.0.0.1 ansible_user=ops ansible_port=2222 "
+               "ansible_ssh_private_key_file=/k/id ansible_ssh_common_args='-o UserKnownHostsFile=/k/kh "
+               "-oProxyJump=bastion -o StrictHostKeyChecking=yes'\n"
+               "db2 ansible_connection=local\ndb3 ansible_ssh_common_args='-o StrictHostKeyChecking=no'\n", "inv")
+    assert (ts[0].ssh, ts[0].ssh_options) == ("ops@10.0.0.1", ("Port=2222", "IdentityFile=/k/id",
+                                                               "UserKnownHostsFile=/k/kh", "ProxyJump=bastion"))
+    assert ts[1].ssh is None
+    assert ts[2].ssh == "db3" and ts[2].ssh_options == ("StrictHostKeyChecking=no",)  # left for ssh_command to refuse

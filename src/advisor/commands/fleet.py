@@ -34,6 +34,7 @@ def fleet(
     targets: Annotated[Optional[str], typer.Argument(help="The servers: an Ansible inventory (INI, YAML, or the JSON of `ansible-inventory --list`; host vars ansible_host, mysql_port, mysql_user, mysql_socket), Percona DSNs (h=,P=,u=,S=,F=) or [user@]host[:port] lines.", show_default=False)] = None,
     snapshots: Annotated[Optional[str], typer.Option("--snapshots", help="Audit offline the snapshots in this directory: the per-host results the Ansible playbook fetched (ansible/), or snapshot files (*.json).", rich_help_panel=INVENTORY)] = None,
     inventory_format: Annotated[Optional[InventoryFormat], typer.Option("--inventory-format", help="list, dsn, ini, yaml or json (default: detected).", rich_help_panel=INVENTORY)] = None,
+    ssh_host_facts: Annotated[bool, typer.Option("--ssh-host-facts", help="Read each server host's facts over ssh at its inventory address (ansible_user, ansible_host, ansible_port, ansible_ssh_private_key_file, -o options of ansible_ssh_common_args), as `audit --ssh` does; host keys are verified.", rich_help_panel=INVENTORY)] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Audit this many servers at once (default 4 live; one worker process per CPU with --snapshots).")] = None,
     port: Port = None, user: User = None, password: Password = None, ask_password: AskPassword = False,
     defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None, no_defaults: NoDefaults = False,
@@ -57,9 +58,9 @@ def fleet(
     if snapshots is not None:
         from advisor.fleet import audit_snapshots, snapshot_entries
 
-        if calibrate:
-            raise UsageError("--calibrate measures a live server; it does not apply with --snapshots.",
-                             "the snapshots' own calibration sections are used.")
+        if calibrate or ssh_host_facts:
+            raise UsageError(f"{'--calibrate' if calibrate else '--ssh-host-facts'} reads a live server or host; it "
+                             "does not apply with --snapshots.", "the snapshots carry their own host facts and calibration.")
         entries = snapshot_entries(snapshots)
         import os
 
@@ -79,7 +80,7 @@ def fleet(
         jobs = 4 if jobs is None else jobs
         total = len(tlist)
         stream = stream_fleet(tlist, base, purpose.value, jobs, sample_seconds, Calibration(calibrate, calibrate_seconds),
-                              split_ids(ignore), rules or [])
+                              split_ids(ignore), rules or [], ssh_host_facts)
     results, rollup, worst = _consume(stream, total, fmt, output)
     _finish(results, rollup, fmt, output, purpose.value, time.monotonic() - t0, jobs, worst.get(fail_on.value) if fail_on else False)
 

@@ -18,7 +18,7 @@ def host_dict(r: FleetResult) -> dict[str, Any]:
     """One host's result: the `targets` entries of advisor.fleet/1 and the advisor.fleet-host/1 lines."""
     return {"target": r.target.text, "host": r.target.label, "groups": list(r.target.groups),
             "seconds": round(r.seconds, 3), "timings": {k: round(v, 4) for k, v in r.timings.items()},
-            "host_facts": bool(getattr(r, "host_facts", False)),
+            "host_facts": getattr(r, "host_facts", None),
             "error": r.error, "exit_code": r.exit_code, "report": r.report.to_dict() if r.report else None}
 
 
