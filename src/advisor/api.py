@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from advisor.rules.catalogue import Catalogue
     from advisor.sysbench import LocalSysbench
 
-__all__ = ["Assessment", "Calibration", "Collection", "assess", "attach_calibration", "audit", "calibrate",
+__all__ = ["Assessment", "Calibration", "Collection", "assess", "prepare", "attach_calibration", "audit", "calibrate",
            "calibration_mode", "checklist", "checklist_of", "collect", "demo_snapshot", "load_snapshot", "mycnf",
            "mycnf_plan", "mycnf_profile", "read_snapshot_file"]
 
@@ -261,6 +261,17 @@ def assess(purpose: str, *, snapshot: Optional[Snapshot] = None, collection: Opt
     report = _judge(snapshot, purpose, catalogue, ignore, source)
     timings.update({"collect": t1 - t0, "calibrate": t2 - t1, "audit": time.monotonic() - t2})
     return Assessment(snapshot, report, catalogue, timings)
+
+
+def prepare(purpose: str, rules_dirs: Iterable[str] = (), ignore: Iterable[str] = ()) -> "Catalogue":
+    """Check the purpose and --ignore and load the catalogue once, for a caller that then assesses
+    many servers with it (`assess(..., catalogue=)`; fleet). Raises UsageError / RuleLoadError."""
+    from advisor.rules.loader import load_entries
+
+    _check_purpose(purpose)
+    catalogue = load_entries(rules_dirs)
+    _check_ignore(catalogue, ignore)
+    return catalogue
 
 
 def _check_purpose(purpose: str) -> None:

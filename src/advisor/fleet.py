@@ -75,7 +75,8 @@ def outcome_of(r: FleetResult) -> HostOutcome:
 
 def audit_one(t: FleetTarget, base: ConnectionOptions, purpose: str, sample_seconds: float,
               calibration: Optional[Calibration] = None, ignore: Iterable[str] = (),
-              rules_dirs: Iterable[str] = (), ssh_host_facts: bool = False) -> FleetResult:
+              rules_dirs: Iterable[str] = (), ssh_host_facts: bool = False,
+              catalogue: "Optional[Catalogue]" = None) -> FleetResult:
     """Assess one live target; with `ssh_host_facts` the host facts are read over ssh at the target's
     inventory ssh address (ansible_user, ansible_host, ansible_port, the key), as `audit --ssh` does."""
     from advisor import api
@@ -91,7 +92,7 @@ def audit_one(t: FleetTarget, base: ConnectionOptions, purpose: str, sample_seco
         a = api.assess(purpose, collection=api.Collection(opts, sample_seconds=sample_seconds, ssh=ssh,
                                                           ssh_options=t.ssh_options if ssh else ()),
                        calibration=(calibration or api.Calibration())._replace(started=None),
-                       ignore=ignore, rules_dirs=rules_dirs)
+                       ignore=ignore, rules_dirs=rules_dirs, catalogue=catalogue)
         return FleetResult(t, time.monotonic() - t0, report=a.report, timings=dict(a.timings),
                            variables=dict(a.snapshot.server.variables), host_facts=_facts_source(a.snapshot))
     except AdvisorError as e:
@@ -104,14 +105,13 @@ def stream_fleet(targets: list[FleetTarget], base: ConnectionOptions, purpose: s
     """Audit the targets in `jobs` threads; yield each result as its host finishes."""
     _check_jobs(jobs)
     from advisor import api
-    from advisor.rules.loader import load_entries
 
-    load_entries(rules_dirs)  # fail fast on a bad catalogue or --ignore before opening any connection
-    api.assess(purpose, snapshot=api.demo_snapshot(), ignore=ignore, rules_dirs=rules_dirs)
-    ignore = tuple(ignore)
+    ignore, rules_dirs = tuple(ignore), tuple(rules_dirs)
+    catalogue = api.prepare(purpose, rules_dirs, ignore)  # a bad catalogue or --ignore fails before any connection
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         yield from _as_completed(pool, [lambda t=t: audit_one(t, base, purpose, sample_seconds, calibration, ignore,
-                                                               rules_dirs, ssh_host_facts) for t in targets])
+                                                               rules_dirs, ssh_host_facts, catalogue)
+                                        for t in targets])
 
 
 def audit_fleet(targets: list[FleetTarget], base: ConnectionOptions, purpose: str = "production", jobs: int = 4,
@@ -282,13 +282,11 @@ def audit_snapshots(entries: list[SnapshotEntry], purpose: str = "production", j
     """Assess each entry as `advisor audit --snapshot` does, in `jobs` worker processes (0: one per
     CPU; 1: in this process); yield results as they finish, at most a few per worker in flight."""
     from advisor import api
-    from advisor.rules.loader import load_entries
 
     jobs = jobs or len(os.sched_getaffinity(0))
     _check_jobs(jobs)
     ignore, rules_dirs = tuple(ignore), tuple(rules_dirs)
-    catalogue = load_entries(rules_dirs)
-    api.assess(purpose, snapshot=api.demo_snapshot(), ignore=ignore, catalogue=catalogue)  # fail fast on --ignore
+    catalogue = api.prepare(purpose, rules_dirs, ignore)  # a bad catalogue or --ignore fails before any work
     if jobs == 1 or len(entries) < 8:
         for n, e in enumerate(entries, 1):
             yield audit_entry(e, n, purpose, ignore, rules_dirs, catalogue)

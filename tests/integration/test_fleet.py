@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli, run_json
-from tests.support.mariadb import MariaDB
+from tests.support.mariadb import PW_PASSWORD, PW_USER, MariaDB
 from tests.support.tools import require_ansible
 
 pytestmark = pytest.mark.requires_mariadbd
@@ -114,10 +114,14 @@ def test_text_and_json_show_the_rollup_and_drift(fleet, tmp_path):
 def test_percona_dsns_and_plain_lines(fleet, tmp_path):
     dbs = fleet["dbs"]
     f = tmp_path / "dsns.txt"
-    f.write_text(f"h=127.0.0.1,P={dbs[0].port},u=root\nS={dbs[1].socket},u=root\n")
-    code, doc, err = run_json("fleet", str(f), "--no-defaults", "--format", "json", "--no-calibrate")
-    assert code == 0, err
-    assert [t["target"] for t in doc["targets"]] == [f"h=127.0.0.1,P={dbs[0].port},u=root", f"S={dbs[1].socket},u=root"]
+    f.write_text(f"h=127.0.0.1,P={dbs[0].port},u=root\nS={dbs[1].socket},u=root\n"
+                 f"h=127.0.0.1,P={dbs[3].port},u={PW_USER},p={PW_PASSWORD}\n")
+    p = run_cli("fleet", str(f), "--no-defaults", "--format", "json", "--no-calibrate")
+    assert p.returncode == 0, p.stderr
+    assert PW_PASSWORD not in p.stdout + p.stderr  # the DSN's p= logs in and is shown nowhere
+    doc = json.loads(p.stdout)
+    assert [t["target"] for t in doc["targets"]] == [f"h=127.0.0.1,P={dbs[0].port},u=root", f"S={dbs[1].socket},u=root",
+                                                     f"h=127.0.0.1,P={dbs[3].port},u={PW_USER}"]
     assert all(t["report"]["target"]["flavor"] == "mariadb" for t in doc["targets"])
     f.write_text(f"127.0.0.1:{dbs[0].port}\n")
     p = run_cli("fleet", str(f), "--user", "root", "--no-defaults", "--no-calibrate", "--fail-on", "info")

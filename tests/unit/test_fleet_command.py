@@ -148,3 +148,16 @@ def test_html_rollup_sections():
     secs = html.rollup_sections(rollup)
     assert [s.id for s in secs] == ["rollup-rules", "rollup-unreachable", "drift-all"]
     assert secs[0].paragraphs == ["No rule fired on any host."]
+
+
+def test_ignore_and_purpose_apply_to_every_host(fetched):
+    p = invoke("fleet", "--snapshots", str(fetched), "--ignore", "no-such-rule")
+    assert p.returncode == 2 and "--ignore names unknown rule id(s): no-such-rule" in p.stderr
+    base = _records(invoke("fleet", "--snapshots", str(fetched), "--format", "jsonl", "--jobs", "1"))[-1]
+    fired = {r["rule"] for r in base["rules"]}
+    assert "sort-buffer-oversized" in fired
+    p = invoke("fleet", "--snapshots", str(fetched), "--format", "jsonl", "--jobs", "1", "--ignore",
+               "sort-buffer-oversized", "--purpose", "benchmark")
+    recs = _records(p)
+    assert "sort-buffer-oversized" not in {r["rule"] for r in recs[-1]["rules"]}
+    assert recs[-1]["purpose"] == "benchmark" and all(r["report"]["purpose"] == "benchmark" for r in recs[:-1] if r["report"])
