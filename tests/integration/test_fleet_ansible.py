@@ -102,6 +102,7 @@ def test_playbook_collects_over_ssh_and_fleet_judges_as_audit(hosts, tmp_path):
                         "-e", f"advisor_fetch_dir={fetched}", "--vault-password-file", str(tmp_path / "vault-pass")],
                        capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+    assert "WARNING" not in p.stdout + p.stderr, p.stdout[-3000:] + p.stderr[-3000:]
     assert sorted(x.name for x in fetched.iterdir()) == ["db1", "db2", "db3", "db9"]
     for name in ("db1", "db2"):
         files = sorted(x.name for x in (fetched / name).iterdir())

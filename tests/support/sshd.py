@@ -66,7 +66,7 @@ class Sshd:
             f"Port {self.port}", "ListenAddress 127.0.0.1", f"HostKey {d / 'host_key'}", "PidFile none",
             f"AuthorizedKeysFile {d / 'authorized_keys'}", "PermitRootLogin prohibit-password",
             "PasswordAuthentication no", "KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no",
-            "LogLevel ERROR", "MaxStartups 30", "MaxSessions 30", "",
+            "LogLevel ERROR", "MaxStartups 30", "MaxSessions 30", "Subsystem sftp internal-sftp", "",
         ]))
         Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's compiled-in privilege separation directory
         self.proc = subprocess.Popen([sshd, "-D", "-e", "-f", str(cfg)], stdout=subprocess.DEVNULL,
