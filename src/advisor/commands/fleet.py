@@ -104,6 +104,8 @@ def _consume(stream: Any, total: int, fmt: FleetFormat, output: Optional[str]) -
             if r.report is not None:
                 worst = {s: worst[s] or r.report.worst_at_least(s) for s in worst}
             if sink is not None:
+                if progress is not None and sink is sys.stdout and sys.stdout.isatty():
+                    progress.clear()
                 sink.write(host_line(r))
                 sink.flush()
             elif fmt == FleetFormat.text and r.report is not None:
@@ -199,5 +201,9 @@ class Progress:
         self.stream.flush()
 
     def done(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        """Take the line away (before a JSON line goes to the same terminal; it comes back at the next host)."""
         self.stream.write("\r\033[K")
         self.stream.flush()
