@@ -31,7 +31,7 @@ class InventoryFormat(str, Enum):
 
 
 def fleet(
-    targets: Annotated[Optional[str], typer.Argument(help="The servers: an Ansible inventory (INI, YAML, or the JSON of `ansible-inventory --list`; host vars ansible_host, mysql_port, mysql_user, mysql_socket), Percona DSNs (h=,P=,u=,S=,F=) or [user@]host[:port] lines.", show_default=False)] = None,
+    targets: Annotated[Optional[str], typer.Argument(help="The servers: an Ansible inventory (INI, YAML, or the JSON of `ansible-inventory --list`; host vars ansible_host, mysql_port, mysql_user, mysql_socket), Percona DSNs (h=,P=,u=,S=,F=) or lines of host, user@host or host:port.", show_default=False)] = None,
     snapshots: Annotated[Optional[str], typer.Option("--snapshots", help="Audit offline the snapshots in this directory: the per-host results the Ansible playbook fetched (ansible/), or snapshot files (*.json).", rich_help_panel=INVENTORY)] = None,
     inventory_format: Annotated[Optional[InventoryFormat], typer.Option("--inventory-format", help="list, dsn, ini, yaml or json (default: detected).", rich_help_panel=INVENTORY)] = None,
     ssh_host_facts: Annotated[bool, typer.Option("--ssh-host-facts", help="Read each server host's facts over ssh at its inventory address (ansible_user, ansible_host, ansible_port, ansible_ssh_private_key_file, -o options of ansible_ssh_common_args), as `audit --ssh` does; host keys are verified.", rich_help_panel=INVENTORY)] = False,
