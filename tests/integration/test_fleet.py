@@ -46,6 +46,13 @@ def fleet(tmp_path_factory):
         pool.shutdown()
 
 
+def _validator(name):
+    import jsonschema
+
+    root = Path(__file__).resolve().parents[2]
+    return jsonschema.Draft202012Validator(json.loads((root / "docs" / "schemas" / f"{name}.schema.json").read_text()))
+
+
 @pytest.fixture(scope="module")
 def jsonl(fleet):
     p = run_cli("fleet", str(fleet["json"]), "--jobs", "4", "--no-defaults", "--format", "jsonl", "--fail-on",
@@ -58,6 +65,8 @@ def test_json_lines_one_per_host_then_the_rollup(jsonl):
     assert "1 of 10 host(s) could not be audited: db03" in jsonl.stderr
     records = [json.loads(line) for line in jsonl.stdout.splitlines()]
     assert [r["schema"] for r in records] == ["advisor.fleet-host/1"] * 10 + ["advisor.fleet-rollup/1"]
+    for r in records:
+        _validator(r["schema"].split(".", 1)[1].split("/")[0]).validate(r)
     hosts = {r["host"]: r for r in records[:-1]}
     assert sorted(hosts) == [f"db{i:02d}" for i in range(1, 11)]
     down = hosts["db03"]
@@ -100,6 +109,7 @@ def test_text_and_json_show_the_rollup_and_drift(fleet, tmp_path):
     code, doc, err = run_json("fleet", str(fleet["json"]), "--no-defaults", "--format", "json", "--no-calibrate",
                               timeout=300)
     assert code == 6 and doc["schema"] == "advisor.fleet/1"
+    _validator("fleet").validate(doc)
     assert [t["host"] for t in doc["targets"]] == [f"db{i:02d}" for i in range(1, 11)]
     assert doc["rollup"]["unreachable"][0]["host"] == "db03"
     assert doc["rollup"]["drift"]["west"][0]["variable"] == "sort_buffer_size"

@@ -161,3 +161,20 @@ def test_ignore_and_purpose_apply_to_every_host(fetched):
     recs = _records(p)
     assert "sort-buffer-oversized" not in {r["rule"] for r in recs[-1]["rules"]}
     assert recs[-1]["purpose"] == "benchmark" and all(r["report"]["purpose"] == "benchmark" for r in recs[:-1] if r["report"])
+
+
+def test_outputs_validate_against_their_schemas(fetched):
+    import jsonschema
+
+    def validator(name):
+        return jsonschema.Draft202012Validator(json.loads((ROOT / "docs" / "schemas" / f"{name}.schema.json").read_text()))
+
+    recs = _records(invoke("fleet", "--snapshots", str(fetched), "--format", "jsonl", "--jobs", "1"))
+    host, rollup = validator("fleet-host"), validator("fleet-rollup")
+    for r in recs[:-1]:
+        host.validate(r)
+    rollup.validate(recs[-1])
+    doc = json.loads(invoke("fleet", "--snapshots", str(fetched), "--format", "json", "--jobs", "1").stdout)
+    validator("fleet").validate(doc)
+    with pytest.raises(jsonschema.ValidationError):
+        host.validate({**recs[0], "password": "x"})  # nothing the writer never writes

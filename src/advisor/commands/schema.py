@@ -15,11 +15,15 @@ class SchemaName(str, Enum):
     snapshot = "snapshot"
     calibration = "calibration"
     host_facts = "host-facts"
+    fleet = "fleet"
+    fleet_host = "fleet-host"
+    fleet_rollup = "fleet-rollup"
 
 
 def schema(
     name: Annotated[SchemaName, typer.Argument(help="report (audit --format json), snapshot (collect), calibration "
-                                                    "(calibrate --format json) or host-facts (collect --host-facts-only).")],
+                                                    "(calibrate --format json), host-facts (collect --host-facts-only), fleet (fleet --format json), "
+                                                    "fleet-host or fleet-rollup (the lines of fleet --format jsonl).")],
     output: OutputFile = None,
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a JSON document the advisor writes; docs/schemas/ holds the same files."""
