@@ -11,6 +11,7 @@ import os
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional
 
@@ -127,7 +128,7 @@ def _as_completed(pool: Any, calls: list[Callable[[], FleetResult]], window: int
     running: set[Future[FleetResult]] = set()
     limit = window or len(calls)
     for c in todo:
-        running.add(pool.submit(c) if not isinstance(c, tuple) else pool.submit(*c))
+        running.add(pool.submit(c))
         if len(running) >= limit:
             break
     while running:
@@ -135,7 +136,7 @@ def _as_completed(pool: Any, calls: list[Callable[[], FleetResult]], window: int
         for f in done:
             yield f.result()
         for c in todo:
-            running.add(pool.submit(c) if not isinstance(c, tuple) else pool.submit(*c))
+            running.add(pool.submit(c))
             if len(running) >= limit:
                 break
 
@@ -296,5 +297,5 @@ def audit_snapshots(entries: list[SnapshotEntry], purpose: str = "production", j
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
                              initargs=(rules_dirs,)) as pool:
-        yield from _as_completed(pool, [(audit_entry, e, n, purpose, ignore, rules_dirs)
+        yield from _as_completed(pool, [partial(audit_entry, e, n, purpose, ignore, rules_dirs)
                                         for n, e in enumerate(entries, 1)], window=jobs * 4)
