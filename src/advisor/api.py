@@ -130,7 +130,8 @@ def host_facts_only(sysroot: Optional[str] = None) -> str:
 
 def read_snapshot_file(path: str, input_format: Optional[str] = None) -> Snapshot:
     """A snapshot file, or a dump that advisor.dumps imports (detected, or named by input_format:
-    'snapshot' or one of advisor.dumps.FORMATS). A pt-mysql-summary / pt-stalk directory works too."""
+    'snapshot' or one of advisor.dumps.FORMATS). A pt-mysql-summary / pt-stalk directory works too, and a
+    host's directory as the Ansible role fetches it (advisor.dumps.fetched)."""
     import sys
 
     p = Path(path)
@@ -142,6 +143,10 @@ def read_snapshot_file(path: str, input_format: Optional[str] = None) -> Snapsho
             return load_snapshot(text, "snapshot on stdin")
         return _import_dump(path, None, text)
     if p.is_dir():
+        from advisor.dumps.fetched import is_fetched_dir, load_fetched
+
+        if is_fetched_dir(path):  # a host's results as the Ansible role fetches them (ansible/)
+            return load_fetched(path)
         return _import_dump(path, None, None)
     if not p.is_file():
         raise SnapshotError(f"snapshot file {p} does not exist.", "pass the path written by `advisor collect -o FILE`.")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional
 
 from advisor.collect.connection import ConnectionOptions
-from advisor.errors import AdvisorError, InvalidInputError, UsageError
+from advisor.errors import AdvisorError, UsageError
 from advisor.inventory import FleetTarget
 from advisor.inventory import parse_list as _parse_list
 from advisor.inventory import read as read_targets
@@ -30,14 +30,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["FleetResult", "FleetTarget", "SnapshotEntry", "audit_fleet", "audit_one", "audit_snapshots",
            "outcome_of", "parse_targets", "read_targets", "snapshot_entries", "stream_fleet"]
 
-# the files the Ansible role fetches per host (ansible/README.md)
-VARIABLES_FILES = ("variables.tsv", "variables.txt")
-STATUS_FILES = ("status.tsv", "status.txt")
-HOST_RAW = "host-raw.json"
-DATA_SIZE = "data-size.tsv"
-META = "meta.json"
-ERROR = "error.json"
-SNAPSHOT = "snapshot.json"
 
 
 @dataclass
@@ -178,77 +170,25 @@ def snapshot_entries(directory: str) -> list[SnapshotEntry]:
 
 
 def _host_dir(p: Path) -> SnapshotEntry:
+    from advisor.dumps.fetched import META, read_text, recorded_error
+
     meta: dict[str, Any] = {}
     if (p / META).is_file():
         try:
-            meta = json.loads((p / META).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            meta = json.loads(read_text(p / META))
+        except ValueError:
             meta = {}
     name = str(meta.get("inventory_hostname") or p.name)
     groups = tuple(str(g) for g in meta.get("groups") or () if g not in ("all", "ungrouped"))
-    error = None
-    if (p / ERROR).is_file():
-        try:
-            err = json.loads((p / ERROR).read_text(encoding="utf-8"))
-            error = str(err.get("error") or err)
-        except (OSError, ValueError):
-            error = (p / ERROR).read_text(encoding="utf-8", errors="replace").strip()[:500]
-    return SnapshotEntry(name, str(p), groups, error, str(meta.get("address") or ""))
+    return SnapshotEntry(name, str(p), groups, recorded_error(str(p)), str(meta.get("address") or ""))
 
 
 def load_entry(e: SnapshotEntry):
-    """The entry's snapshot: the snapshot file, or the role's dumps imported (with the host facts the
-    gatherer read on the host)."""
+    """The entry's snapshot: the snapshot file, or the role's directory (advisor.dumps.fetched)."""
     from advisor.api import read_snapshot_file
+    from advisor.dumps.fetched import load_fetched
 
-    p = Path(e.path)
-    if p.is_file():
-        return read_snapshot_file(str(p))
-    if (p / SNAPSHOT).is_file():
-        return read_snapshot_file(str(p / SNAPSHOT))
-    from advisor.dumps import import_snapshot
-
-    variables = next((p / f for f in VARIABLES_FILES if (p / f).is_file()), None)
-    if variables is None:
-        raise InvalidInputError(f"{p} holds neither {SNAPSHOT} nor a variables dump ({' or '.join(VARIABLES_FILES)}).",
-                                "run the playbook again for this host, or remove the directory.")
-    status = next((str(p / f) for f in STATUS_FILES if (p / f).is_file()), None)
-    host = str(p / HOST_RAW) if (p / HOST_RAW).is_file() else None
-    snap = import_snapshot(str(variables), status, host_facts=host)
-    if (p / DATA_SIZE).is_file():
-        snap.server.data_size = data_size(read_text(p / DATA_SIZE), str(p / DATA_SIZE))
-        snap.server.missing = [m for m in snap.server.missing if m.fact != "server.data_size"]
-    return snap
-
-
-def read_text(p: Path) -> str:
-    try:
-        return p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InvalidInputError(f"cannot read {p}: {e}.", "run the playbook again for this host.") from None
-
-
-def data_size(text: str, where: str) -> dict[str, Any]:
-    """The role's data-size.tsv (the mysql client's -NB output of advisor.collect.mysql.Q_DATA_SIZE:
-    engine, tables, data bytes, index bytes) as a live collection stores it."""
-    from advisor.snapshot import EngineSize
-
-    out = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        cells = line.split("\t")
-        try:
-            engine, count, data, index = cells
-            out[engine] = EngineSize.model_construct(tables=_num(count), data_bytes=_num(data), index_bytes=_num(index))
-        except ValueError:
-            raise InvalidInputError(f"{where}:{n}: {line[:80]!r} is not engine, tables, data bytes, index bytes "
-                                    "separated by tabs.", "run the playbook again for this host.") from None
-    return out
-
-
-def _num(cell: str) -> int:
-    return 0 if cell in ("", "NULL") else int(cell.split(".")[0])  # SUM() prints a DECIMAL
+    return read_snapshot_file(e.path) if Path(e.path).is_file() else load_fetched(e.path)
 
 
 _WORKER: dict[str, Any] = {}

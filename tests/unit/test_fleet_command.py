@@ -178,3 +178,19 @@ def test_outputs_validate_against_their_schemas(fetched):
     validator("fleet").validate(doc)
     with pytest.raises(jsonschema.ValidationError):
         host.validate({**recs[0], "password": "x"})  # nothing the writer never writes
+
+
+def test_audit_reads_a_fetched_host_directory_as_fleet_does(fetched):
+    """`advisor audit --snapshot fetched/HOST` judges a host's directory exactly as fleet does."""
+    hosts = {r["host"]: r for r in _records(invoke("fleet", "--snapshots", str(fetched), "--format", "jsonl",
+                                                   "--jobs", "1"))[:-1]}
+    for name in ("db-mysql-8.0.36", "db-percona-8.0"):
+        p = invoke("audit", "--snapshot", str(fetched / name), "--format", "json")
+        assert p.returncode == 0, p.stderr
+        direct = json.loads(p.stdout)
+        ours = hosts[name]["report"]
+        assert [(f["rule"], f["severity"], f["message"]) for f in ours["findings"]] == \
+               [(f["rule"], f["severity"], f["message"]) for f in direct["findings"]]
+        assert ours["outcomes"] == direct["outcomes"]
+    p = invoke("audit", "--snapshot", str(fetched / "db-gone"))
+    assert p.returncode == 4 and "the playbook could not collect the host" in p.stderr and p.stderr.count("\n") == 1
