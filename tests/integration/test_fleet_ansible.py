@@ -53,11 +53,12 @@ def hosts(tmp_path_factory):
 def _inventory(hosts, path: Path) -> Path:
     lines = ["[dbs]"]
     # db1 and db2 with the mysql client (as on a host without the advisor), db3 with the advisor installed there
-    # db2 as pwuser, its password from the vault (host_vars/db2.yml)
+    # db2 as pwuser, its password from the vault (host_vars/db2.yml); db1 through 127.0.0.1:mysql_port
     on_host = ["never", "never", str(Path(sys.executable).parent / "advisor")]
     users = ["root", PW_USER, "root"]
     for i, (s, db) in enumerate(hosts["pairs"], 1):
-        lines.append(f"db{i} ansible_host=127.0.0.1 ansible_port={s.port} mysql_socket={db.socket} "
+        where = f"mysql_port={db.port}" if i == 1 else f"mysql_socket={db.socket}"  # db1 over TCP on the host
+        lines.append(f"db{i} ansible_host=127.0.0.1 ansible_port={s.port} {where} "
                      f"mysql_user={users[i - 1]} advisor_on_host={on_host[i - 1]}")
     lines += ["", "[gone]", f"db9 ansible_host=127.0.0.1 ansible_port={hosts['dead_port']} mysql_port={hosts['dead_port']}", "",
               "[all:vars]", "ansible_user=root", f"ansible_ssh_private_key_file={hosts['key']}",
