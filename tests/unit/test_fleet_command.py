@@ -9,38 +9,14 @@ import pytest
 
 from advisor.render import html
 from tests.support.cli import invoke
+from tests.support.fleet import make_fetched
 
 ROOT = Path(__file__).resolve().parents[2]
-FLAVORS = ROOT / "tests" / "fixtures" / "flavors"
-SETS = ["mariadb-10.11", "mysql-8.0.36", "percona-8.0", "mysql-8.4"]
-
-
-def _tsv(rows: dict) -> str:
-    return "".join(f"{k}\t{v}\n" for k, v in rows.items())
 
 
 @pytest.fixture(scope="module")
 def fetched(tmp_path_factory):
-    """db-<set> directories with the role's files (two in group a, two in group b, one with a changed
-    sort buffer), one snapshot file made by `advisor import`, and db-gone with error.json."""
-    d = tmp_path_factory.mktemp("fetched")
-    for i, name in enumerate(SETS):
-        variables = json.loads((FLAVORS / name / "variables.json").read_text())
-        if i == 1:
-            variables["sort_buffer_size"] = str(64 << 20)
-        h = d / f"db-{name}"
-        h.mkdir()
-        (h / "variables.tsv").write_text(_tsv(variables))
-        (h / "status.tsv").write_text(_tsv(json.loads((FLAVORS / name / "status.json").read_text())))
-        (h / "data-size.tsv").write_text("InnoDB\t12\t1073741824\t268435456\n")
-        (h / "meta.json").write_text(json.dumps({"inventory_hostname": h.name, "groups": ["a" if i < 2 else "b"]}))
-    p = invoke("import", "--variables", str(d / "db-mariadb-10.11" / "variables.tsv"), "--status",
-               str(d / "db-mariadb-10.11" / "status.tsv"), "-o", str(d / "file-host.json"))
-    assert p.returncode == 0, p.stderr
-    (d / "db-gone").mkdir()
-    (d / "db-gone" / "error.json").write_text(json.dumps({"error": "unreachable: ssh: connect to host 10.0.0.9 "
-                                                                   "port 22: Connection refused"}))
-    return d
+    return make_fetched(tmp_path_factory.mktemp("fetched"))
 
 
 def _records(p):
