@@ -170,3 +170,34 @@ def test_audit_reads_a_fetched_host_directory_as_fleet_does(fetched):
         assert ours["outcomes"] == direct["outcomes"]
     p = invoke("audit", "--snapshot", str(fetched / "db-gone"))
     assert p.returncode == 4 and "the playbook could not collect the host" in p.stderr and p.stderr.count("\n") == 1
+
+
+def test_progress_on_a_terminal_only(fetched):
+    """Standard error on a real pseudo-terminal gets the progress line; standard output (a pipe) only the
+    JSON lines; with standard error on a pipe there is no progress at all (the other tests)."""
+    import os
+    import subprocess
+    import sys
+
+    master, slave = os.openpty()
+    env = {**os.environ, "HOME": "/nonexistent-advisor-home"}
+    p = subprocess.Popen([sys.executable, "-m", "advisor", "fleet", "--snapshots", str(fetched), "--format", "jsonl",
+                          "--jobs", "1"], stdout=subprocess.PIPE, stderr=slave, text=True, env=env)
+    os.close(slave)
+    out, _ = p.communicate(timeout=120)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    tty = b"".join(chunks).decode()
+    assert p.returncode == 6
+    assert "6/6 hosts, 1 not audited" in tty and "[########################]" in tty
+    assert "could not be audited: db-gone" in tty
+    assert [json.loads(line)["schema"] for line in out.splitlines()][-1] == "advisor.fleet-rollup/1"
+    assert "\r" not in out and "[#" not in out
