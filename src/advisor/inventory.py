@@ -392,7 +392,10 @@ def yaml_to_inventory(text: str, source: str) -> dict[str, Any]:
 
 
 def _ansible_inventory_list(text: str, source: str) -> dict[str, Any]:
-    exe = shutil.which("ansible-inventory")
+    import sys
+
+    beside = Path(sys.executable).parent / "ansible-inventory"  # installed in the same environment as the advisor
+    exe = shutil.which("ansible-inventory") or (str(beside) if beside.is_file() else None)
     if exe is None:
         raise UsageError(f"{source} is a YAML inventory, and neither PyYAML nor ansible-inventory is installed to read it.",
                          "pip install PyYAML (or ansible-core), or give `ansible-inventory -i INVENTORY --list` JSON.")

@@ -163,3 +163,20 @@ def test_ssh_address_for_host_facts():
                                                                "UserKnownHostsFile=/k/kh", "ProxyJump=bastion"))
     assert ts[1].ssh is None
     assert ts[2].ssh == "db3" and ts[2].ssh_options == ("StrictHostKeyChecking=no",)  # left for ssh_command to refuse
+
+
+def test_yaml_without_pyyaml_goes_through_ansible_inventory(tmp_path):
+    """Without PyYAML the YAML inventory is read by running the real ansible-inventory --list."""
+    import sys
+
+    require_ansible("ansible-inventory")
+    f = tmp_path / "hosts.yml"
+    f.write_text(YAML)
+    code = ("import sys, json; sys.modules['yaml'] = None\n"
+            "from advisor.inventory import read\n"
+            "print(json.dumps([[t.name, t.host, t.port, t.user, t.socket, list(t.groups)] for t in read(sys.argv[1])]))")
+    p = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True,
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LC_ALL": "C.UTF-8"})
+    assert p.returncode == 0, p.stderr
+    got = {row[0]: (row[1], row[2], row[3], row[4], tuple(row[5])) for row in json.loads(p.stdout)}
+    assert got == EXPECTED
