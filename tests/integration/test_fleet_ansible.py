@@ -94,7 +94,7 @@ def _findings(report: dict) -> list[tuple[str, str]]:
 
 
 def test_playbook_collects_over_ssh_and_fleet_judges_as_audit(hosts, tmp_path):
-    playbook = require_ansible("ansible-playbook")
+    playbook = require_tool("ansible-playbook")
     inv = _inventory(hosts, tmp_path / "hosts.ini")
     fetched = tmp_path / "fetched"
     env = _ansible_env(tmp_path)

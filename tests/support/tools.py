@@ -40,7 +40,10 @@ def find_tool(name: str) -> str | None:
 
 
 def require_tool(name: str, package: str | None = None) -> str:
-    """The path of `name`; otherwise skip the test (fail under CI=true) with a reason naming the package."""
+    """The path of `name`; otherwise skip the test (fail under CI=true) with a reason naming the package.
+    Ansible's programs (ANSIBLE_TOOLS) come from PyPI: require_ansible."""
+    if name in ANSIBLE_TOOLS:
+        return require_ansible(name)
     found = find_tool(name)
     if found is not None:
         return found
