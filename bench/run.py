@@ -14,10 +14,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from bench import collect_speed, detection, latency, outcome, scale, shaping
+from bench import collect_speed, detection, fleet_snapshots, latency, outcome, scale, shaping
 from bench.common import ROOT, log, machine, table
 
-SECTIONS = ("latency", "detection", "outcome", "scale", "collect", "shaping")
+SECTIONS = ("latency", "detection", "outcome", "scale", "fleet", "collect", "shaping")
 SIZES = {
     "quick": {"latency_runs": 7, "snapshots": 200, "instances": 5, "quick": True},
     "full": {"latency_runs": 11, "snapshots": 1000, "instances": 10, "quick": False},
@@ -84,6 +84,9 @@ def main() -> None:
     if "scale" in want:
         log("== scale")
         raw["scale"] = scale.run(k["snapshots"], k["instances"])
+    if "fleet" in want:
+        log("== fleet")
+        raw["fleet"] = fleet_snapshots.measure(1000, 1 if k["quick"] else 3)
     if "collect" in want:
         log("== collect")
         raw["collect"] = collect_speed.run(k["quick"])
@@ -122,6 +125,8 @@ def render_sections(raw: dict, size: str) -> dict[str, str]:
         sections["outcome"] = outcome.render(raw["outcome"])
     if "scale" in raw:
         sections["scale"] = scale.render(raw["scale"])
+    if "fleet" in raw:
+        sections["fleet"] = fleet_snapshots.render(raw["fleet"])
     if "collect" in raw:
         sections["collect"] = collect_speed.render(raw["collect"])
     if "shaping" in raw:
@@ -147,6 +152,7 @@ def write_doc(path: Path, size: str, sections: dict[str, str], seconds: float, c
     ]
     titles = {"latency": "Audit latency", "detection": "Detection matrix",
               "outcome": "Outcome: sysbench before and after the advisor's my.cnf", "scale": "Scale",
+              "fleet": "Fleet offline: 1,000 snapshots",
               "collect": "Collection speed: host facts and light calibration", "shaping": "Shaping: the stream probe against tc"}
     for key in SECTIONS:
         if key in sections:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from advisor.rules.catalogue import Catalogue
     from advisor.sysbench import LocalSysbench
 
-__all__ = ["Assessment", "Calibration", "Collection", "assess", "attach_calibration", "audit", "calibrate",
+__all__ = ["Assessment", "Calibration", "Collection", "assess", "prepare", "attach_calibration", "audit", "calibrate",
            "calibration_mode", "checklist", "checklist_of", "collect", "demo_snapshot", "load_snapshot", "mycnf",
            "mycnf_plan", "mycnf_profile", "read_snapshot_file"]
 
@@ -130,7 +130,8 @@ def host_facts_only(sysroot: Optional[str] = None) -> str:
 
 def read_snapshot_file(path: str, input_format: Optional[str] = None) -> Snapshot:
     """A snapshot file, or a dump that advisor.dumps imports (detected, or named by input_format:
-    'snapshot' or one of advisor.dumps.FORMATS). A pt-mysql-summary / pt-stalk directory works too."""
+    'snapshot' or one of advisor.dumps.FORMATS). A pt-mysql-summary / pt-stalk directory works too, and a
+    host's directory as the Ansible role fetches it (advisor.dumps.fetched)."""
     import sys
 
     p = Path(path)
@@ -142,6 +143,10 @@ def read_snapshot_file(path: str, input_format: Optional[str] = None) -> Snapsho
             return load_snapshot(text, "snapshot on stdin")
         return _import_dump(path, None, text)
     if p.is_dir():
+        from advisor.dumps.fetched import is_fetched_dir, load_fetched
+
+        if is_fetched_dir(path):  # a host's results as the Ansible role fetches them (ansible/)
+            return load_fetched(path)
         return _import_dump(path, None, None)
     if not p.is_file():
         raise SnapshotError(f"snapshot file {p} does not exist.", "pass the path written by `advisor collect -o FILE`.")
@@ -228,13 +233,16 @@ class Assessment(NamedTuple):
 
 def assess(purpose: str, *, snapshot: Optional[Snapshot] = None, collection: Optional[Collection] = None,
            calibration: Calibration = Calibration(), rules_dirs: Iterable[str] = (), ignore: Iterable[str] = (),
-           source: str = "live", adjust: Optional[Callable[[Snapshot], Snapshot]] = None) -> Assessment:
+           source: str = "live", adjust: Optional[Callable[[Snapshot], Snapshot]] = None,
+           catalogue: Optional["Catalogue"] = None) -> Assessment:
     """Collect (from `collection`) or take `snapshot`, let `adjust` state what the user knows (mycnf's
-    --ram/--cores/--disk), calibrate a live server as the purpose says, and audit."""
+    --ram/--cores/--disk), calibrate a live server as the purpose says, and audit. `catalogue`: the one
+    load_entries(rules_dirs) returned, when the caller assesses many snapshots with it (fleet)."""
     from advisor.rules.loader import load_entries
 
     _check_purpose(purpose)
-    catalogue = load_entries(rules_dirs)  # a bad rule directory fails before any connection is made
+    if catalogue is None:
+        catalogue = load_entries(rules_dirs)  # a bad rule directory fails before any connection is made
     ignore = _check_ignore(catalogue, ignore)
     timings: dict[str, float] = {}
     t0 = time.monotonic()
@@ -258,6 +266,17 @@ def assess(purpose: str, *, snapshot: Optional[Snapshot] = None, collection: Opt
     report = _judge(snapshot, purpose, catalogue, ignore, source)
     timings.update({"collect": t1 - t0, "calibrate": t2 - t1, "audit": time.monotonic() - t2})
     return Assessment(snapshot, report, catalogue, timings)
+
+
+def prepare(purpose: str, rules_dirs: Iterable[str] = (), ignore: Iterable[str] = ()) -> "Catalogue":
+    """Check the purpose and --ignore and load the catalogue once, for a caller that then assesses
+    many servers with it (`assess(..., catalogue=)`; fleet). Raises UsageError / RuleLoadError."""
+    from advisor.rules.loader import load_entries
+
+    _check_purpose(purpose)
+    catalogue = load_entries(rules_dirs)
+    _check_ignore(catalogue, ignore)
+    return catalogue
 
 
 def _check_purpose(purpose: str) -> None:

@@ -8,6 +8,7 @@ Exit codes (documented in README.md):
   3  cannot connect or authenticate to the server
   4  invalid input file: snapshot, rule file, host-facts file, my.cnf
   5  collection failed after connecting: the server went away, a query failed fatally
+  6  fleet: at least one host could not be audited (whatever --fail-on says)
   130 interrupted (Ctrl-C)
 """
 
@@ -58,4 +59,5 @@ EXIT_USAGE = 2
 EXIT_CONNECT = 3
 EXIT_INVALID_INPUT = 4
 EXIT_COLLECTION = 5
+EXIT_FLEET_INCOMPLETE = 6
 EXIT_INTERRUPTED = 130

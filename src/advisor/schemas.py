@@ -8,6 +8,9 @@ real outputs (tests/unit/test_schemas.py).
   calibration  `advisor calibrate --format json`      advisor.calibration/1 (docs/calibration.md)
   host-facts   `advisor collect --host-facts-only`    advisor.host-facts/1  (docs/host-facts.md)
   compare      `advisor compare --format json`        advisor.compare/1     (docs/compare.md)
+  fleet        `advisor fleet --format json`          advisor.fleet/1       (docs/fleet.md)
+  fleet-host   each line but the last of `fleet --format jsonl`   advisor.fleet-host/1
+  fleet-rollup the last line of `fleet --format jsonl`            advisor.fleet-rollup/1
 """
 
 from __future__ import annotations
@@ -145,13 +148,103 @@ class HostFactsDocument(_Doc):
     raw: HostRaw
 
 
+# ---------------------------------------------------------------- fleet
+
+class FleetHostFields(_Doc):
+    target: str = Field(description="the target as given (a DSN without its password, `name (address)` from an inventory)")
+    host: str = Field(description="the inventory host name (the target when there is no inventory)")
+    groups: list[str] = Field(description="the host's inventory groups, without all and ungrouped")
+    seconds: float
+    timings: dict[str, float] = Field(description="collect, calibrate, audit: seconds")
+    host_facts: Optional[Literal["local", "ssh", "file", "recorded"]] = Field(
+        description="where the server host's facts came from; null when they were not read")
+    error: Optional[str] = Field(description="why the host could not be audited (one paragraph); null when it was")
+    exit_code: int = Field(description="the exit code `advisor audit` would have given for the error; 0 when audited")
+    report: Optional[Report] = Field(description="the audit (advisor.report/1); null when the host was not audited")
+
+
+class FleetHost(FleetHostFields):
+    """One line of `advisor fleet --format jsonl` (advisor.fleet-host/1), written as the host finishes."""
+
+    schema_: Literal["advisor.fleet-host/1"] = Field(alias="schema")
+
+
+class RollupRule(_Doc):
+    rule: str
+    severity: Severity
+    title: str
+    hosts: list[str]
+    count: int
+
+
+class RollupHost(_Doc):
+    host: str
+    audited: bool
+    groups: list[str]
+    flavor: Optional[str] = None
+    version: Optional[str] = None
+    critical: int
+    warning: int
+    info: int
+
+
+class RollupUnreachable(_Doc):
+    host: str
+    error: str
+    exit_code: int
+
+
+class DriftValue(_Doc):
+    value: str
+    hosts: list[str]
+
+
+class DriftRow(_Doc):
+    variable: str
+    hosts: int = Field(description="hosts of the group that have the variable")
+    values: list[DriftValue] = Field(description="most common first")
+
+
+class RollupFields(_Doc):
+    hosts_total: int
+    hosts_audited: int
+    hosts_unreachable: int
+    rules: list[RollupRule] = Field(description="each rule that fired on some host; most severe, then most hosts, first")
+    hosts: list[RollupHost]
+    unreachable: list[RollupUnreachable]
+    drift: dict[str, list[DriftRow]] = Field(description="group -> the variables whose values differ between its hosts")
+    drift_ignored: list[str] = Field(description="variables that name the host itself, left out of drift")
+
+
+class Rollup(RollupFields):
+    """The last line of `advisor fleet --format jsonl` (advisor.fleet-rollup/1)."""
+
+    schema_: Literal["advisor.fleet-rollup/1"] = Field(alias="schema")
+    purpose: Literal["production", "benchmark"]
+    jobs: int
+    wall_seconds: float
+
+
+class FleetDocument(_Doc):
+    """`advisor fleet --format json` (advisor.fleet/1)."""
+
+    schema_: Literal["advisor.fleet/1"] = Field(alias="schema")
+    purpose: Literal["production", "benchmark"]
+    jobs: int
+    wall_seconds: float
+    targets: list[FleetHostFields] = Field(description="one per target, in the order of the target file")
+    rollup: RollupFields
+
+
 # ---------------------------------------------------------------- schemas
 
 MODELS: dict[str, type[BaseModel]] = {"report": Report, "snapshot": Snapshot, "calibration": CalibrationDocument,
-                                      "host-facts": HostFactsDocument, "compare": Comparison}
+                                      "host-facts": HostFactsDocument, "compare": Comparison, "fleet": FleetDocument,
+                                      "fleet-host": FleetHost, "fleet-rollup": Rollup}
 TITLES = {"report": "advisor.report/1", "snapshot": "advisor snapshot (schema_version 1)",
           "calibration": "advisor.calibration/1", "host-facts": "advisor.host-facts/1",
-          "compare": "advisor.compare/1"}
+          "compare": "advisor.compare/1", "fleet": "advisor.fleet/1", "fleet-host": "advisor.fleet-host/1",
+          "fleet-rollup": "advisor.fleet-rollup/1"}
 
 
 def json_schema(name: str) -> dict[str, Any]:

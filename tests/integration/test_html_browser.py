@@ -131,3 +131,15 @@ def test_watch_report_of_a_recorded_sysbench_run(browser, mariadb_factory, tmp_p
     nic = next(c for c in charts if c["id"] == "nic")
     assert nic["points"] == 2 * len(run["intervals"])  # rx and tx of the client's veth end, every interval
     assert "100 Mb/s (12.5 MB/s)" in html.read_text(encoding="utf-8")  # the shaper's ceiling line
+
+
+def test_fleet_report(browser, tmp_path, golden):
+    """`advisor fleet --format html` over a fetched directory: the targets, the roll-up and drift, each host."""
+    from tests.support.fleet import make_fetched
+
+    html = tmp_path / "report-fleet.html"
+    p = run_cli("fleet", "--snapshots", str(make_fetched(tmp_path / "fetched")), "--format", "html", "-o", str(html))
+    assert p.returncode == 6, p.stderr  # db-gone was not collected
+    check_page(browser, html, tmp_path / "report-fleet.png", set(), tmp_path, golden.update)
+    text = html.read_text(encoding="utf-8")
+    assert "Configuration drift in group a" in text and "Not audited (1)" in text

@@ -21,6 +21,7 @@ import pytest
 TOOLS: dict[str, str] = {
     "mariadbd": "mariadb-server",
     "mariadb-install-db": "mariadb-server",
+    "mariadb": "mariadb-client",  # the client the Ansible role runs on each database host
     "ip": "iproute2",
     "tc": "iproute2",
     "openssl": "openssl",
@@ -40,7 +41,10 @@ def find_tool(name: str) -> str | None:
 
 
 def require_tool(name: str, package: str | None = None) -> str:
-    """The path of `name`; otherwise skip the test (fail under CI=true) with a reason naming the package."""
+    """The path of `name`; otherwise skip the test (fail under CI=true) with a reason naming the package.
+    Ansible's programs (ANSIBLE_TOOLS) come from PyPI: require_ansible."""
+    if name in ANSIBLE_TOOLS:
+        return require_ansible(name)
     found = find_tool(name)
     if found is not None:
         return found
@@ -48,4 +52,26 @@ def require_tool(name: str, package: str | None = None) -> str:
     reason = f"{name} is not installed (looked on PATH and in {', '.join(SBIN)}): apt-get install {package}"
     if os.environ.get("CI") == "true":
         pytest.fail(f"{reason}; under CI=true .ci/run installs it, so a missing {name} is a failure", pytrace=False)
+    pytest.skip(reason)
+
+
+# Ansible's programs come from PyPI (ansible-core, in the test extras), not from a Debian package.
+ANSIBLE_TOOLS = ("ansible-playbook", "ansible-inventory", "ansible-vault")
+
+
+def require_ansible(name: str = "ansible-playbook") -> str:
+    """The path of an ansible-core program: next to this interpreter (the venv), else on PATH; otherwise
+    skip (fail under CI=true) naming the pip command that installs it."""
+    import sys
+    from pathlib import Path
+
+    assert name in ANSIBLE_TOOLS, name
+    here = Path(sys.executable).parent / name
+    found = str(here) if here.is_file() else shutil.which(name)
+    if found is not None:
+        return found
+    reason = f"{name} is not installed: pip install -e '.[test]' (it brings ansible-core)"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason}; under CI=true the test extras are installed, so a missing {name} is a failure",
+                    pytrace=False)
     pytest.skip(reason)

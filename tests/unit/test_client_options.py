@@ -217,15 +217,17 @@ def test_percona_dsn(tmp_path):
 
 
 def test_fleet_targets_take_dsns():
-    from advisor.fleet import parse_targets
+    from advisor.inventory import parse
 
-    t1, t2 = parse_targets("h=db1,P=3307,u=app\napp@db2:3308\n")
-    assert (t1.host, t1.port, t1.user, t1.dsn) == ("db1", 3307, "app", "h=db1,P=3307,u=app")
-    assert (t2.host, t2.port, t2.user, t2.dsn) == ("db2", 3308, "app", None)
+    t1, t2 = parse("h=db1,P=3307,u=app\nh=db2,P=3308,u=app,S=/run/db2.sock\n")
+    assert (t1.host, t1.port, t1.user, t1.socket) == ("db1", 3307, "app", None)
+    assert (t2.host, t2.port, t2.user, t2.socket) == ("db2", 3308, "app", "/run/db2.sock")
+    (t3,) = parse("app@db3:3309\n")
+    assert (t3.host, t3.port, t3.user) == ("db3", 3309, "app")
     with pytest.raises(UsageError, match="targets:1"):
-        parse_targets("h=db1,Q=2\n")
-    (t,) = parse_targets("h=db1,u=app,p=Tok-Secret\n")
-    assert t.text == "h=db1,u=app,p=…" and "Tok-Secret" not in repr(t)
+        parse("h=db1,Q=2\n")
+    (t,) = parse("h=db1,u=app,p=Tok-Secret\n")
+    assert t.password == "Tok-Secret" and "Tok-Secret" not in t.text and "Tok-Secret" not in repr(t)
 
 
 # ---------------------------------------------------------------- the [advisor] group

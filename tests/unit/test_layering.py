@@ -38,12 +38,14 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
                "advisor.knowledge.merged", "advisor.knowledge.plain", "advisor.data")),
     ("core", ("advisor.rules", "advisor.report", "advisor.checklist", "advisor.mycnf",
               "advisor.compare",  # judging the differences between snapshots handed in
+              "advisor.rollup",  # the fleet roll-up over results handed in
               # watch: the series' facts and the sysbench-output parser are judgements over data handed in
               "advisor.watch.model", "advisor.watch.facts", "advisor.watch.sysbench_out")),
     ("edge", ("advisor.cache", "advisor.knowledge", "advisor.rules.loader", "advisor.rules.lint", "advisor.collect",
               "advisor.optionfile",  # the one option-file reader (client options and mycnf)
               "advisor.mycnf.cnf", "advisor.mycnf.verify", "advisor.mycnf.validate", "advisor.mycnf.trial",
               "advisor.dumps",  # reading a dump into a Snapshot is a collector
+              "advisor.inventory",  # reading Ansible inventories and DSNs (may run ansible-inventory)
               # watch: loading the verdicts, and sampling a server and its hosts
               "advisor.watch.verdicts", "advisor.watch.procfs", "advisor.watch.counters", "advisor.watch.sampler",
               "advisor.watch.server", "advisor.watch.hosts", "advisor.watch.hostsetup", "advisor.watch.command")),
@@ -58,7 +60,8 @@ CORE = ("advisor.rules", "advisor.knowledge.catalogue", "advisor.knowledge.schem
         "advisor.knowledge.rulecheck", "advisor.measure", "advisor.sysbench", "advisor.checklist", "advisor.report",
         "advisor.snapshot", "advisor.units", "advisor.versions", "advisor.mycnf.model", "advisor.mycnf.plan",
         "advisor.mycnf.compare", "advisor.mycnf.profile", "advisor.knowledge.values", "advisor.knowledge.merged",
-        "advisor.watch.model", "advisor.watch.facts", "advisor.watch.sysbench_out", "advisor.compare")
+        "advisor.watch.model", "advisor.watch.facts", "advisor.watch.sysbench_out", "advisor.compare",
+        "advisor.rollup")
 NOT_CORE = ("advisor.rules.loader", "advisor.rules.lint", "advisor.compare.run")
 # What the core must not reach: I/O modules of advisor and of the standard library, drivers, clocks.
 CORE_FORBIDDEN = ("advisor.collect", "advisor.cache", "advisor.api", "advisor.fleet", "advisor.render",

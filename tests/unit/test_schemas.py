@@ -42,7 +42,8 @@ def test_cli_prints_the_committed_schema():
     assert p.returncode == 0, p.stderr
     assert p.stdout == (DOCS / "host-facts.schema.json").read_text(encoding="utf-8")
     p = run_cli("schema", "reports")
-    assert p.returncode == 2 and "is not one of 'report', 'snapshot', 'calibration', 'host-facts', 'compare'" in p.stderr
+    assert p.returncode == 2 and ("is not one of 'report', 'snapshot', 'calibration', 'host-facts', 'compare', 'fleet', "
+                                  "'fleet-host', 'fleet-rollup'") in p.stderr
 
 
 @pytest.mark.parametrize("purpose", ["production", "benchmark"])

@@ -128,7 +128,8 @@ def host_facts_document(raw: dict[str, Any], facts: HostFacts) -> str:
 
 
 def load_host_facts_file(path: str) -> dict[str, Any]:
-    """The raw document inside a host-facts file written by `advisor collect --host-facts-only`."""
+    """The raw document inside a host-facts file written by `advisor collect --host-facts-only`, or the
+    raw document itself as host_gather.py prints it (`python3 host_gather.py --dir DATADIR > host.json`)."""
     tip = "write it on the server with `advisor collect --host-facts-only -o host.json` and copy the file whole."
     p = Path(path)
     if not p.is_file():
@@ -140,6 +141,8 @@ def load_host_facts_file(path: str) -> dict[str, Any]:
     except json.JSONDecodeError as e:
         raise InvalidInputError(f"host-facts file {p} is not valid JSON (line {e.lineno}, column {e.colno}: "
                                 f"{e.msg}); it may be truncated.", tip) from None
+    if isinstance(doc, dict) and doc.get("format") == RAW_FORMAT and isinstance(doc.get("files"), dict):
+        return doc  # the gatherer's own output (host_gather.py run on the server, e.g. by the Ansible role)
     if not isinstance(doc, dict) or doc.get("schema") != HOST_FACTS_SCHEMA:
         got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
         raise InvalidInputError(f"{p} is not a host-facts file (schema {got!r}, expected {HOST_FACTS_SCHEMA!r}).", tip)

@@ -16,11 +16,15 @@ class SchemaName(str, Enum):
     calibration = "calibration"
     host_facts = "host-facts"
     compare = "compare"
+    fleet = "fleet"
+    fleet_host = "fleet-host"
+    fleet_rollup = "fleet-rollup"
 
 
 def schema(
     name: Annotated[SchemaName, typer.Argument(help="report (audit --format json), snapshot (collect), calibration "
-                                                    "(calibrate --format json) host-facts (collect --host-facts-only) or compare (compare --format json).")],
+                                                    "(calibrate --format json), host-facts (collect --host-facts-only), compare (compare --format json), "
+                                                    "fleet (fleet --format json), fleet-host or fleet-rollup (the lines of fleet --format jsonl).")],
     output: OutputFile = None,
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a JSON document the advisor writes; docs/schemas/ holds the same files."""

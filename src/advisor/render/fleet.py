@@ -1,33 +1,82 @@
-"""Renderers for `advisor fleet`: a table for the terminal and the advisor.fleet/1 JSON document. They
-return strings (or the document) and never print. `results` are advisor.fleet.FleetResult values (the
-renderer reads their fields and imports nothing that collects)."""
+"""Renderers for `advisor fleet`: a table and the roll-up for the terminal, the advisor.fleet/1 JSON
+document, and the JSON Lines stream (one advisor.fleet-host/1 line per host as it finishes, then one
+advisor.fleet-rollup/1 line). They return strings (or the document) and never print. `results` are
+advisor.fleet.FleetResult values and `rollup` an advisor.rollup.Rollup's to_dict() (the renderer reads
+their fields and imports nothing that collects)."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
-FleetResult = Any  # advisor.fleet.FleetResult: target, seconds, report, error, exit_code, timings
+FleetResult = Any  # advisor.fleet.FleetResult: target, seconds, report, error, exit_code, timings, host_facts
+
+SHOWN_HOSTS = 6  # host names listed per rule or drift value in text; the JSON lists them all
 
 
-def summary_dict(results: Sequence[FleetResult], purpose: str, wall_seconds: float, jobs: int) -> dict[str, Any]:
-    """`advisor fleet --format json` (advisor.fleet/1)."""
-    return {
+def host_dict(r: FleetResult) -> dict[str, Any]:
+    """One host's result: the `targets` entries of advisor.fleet/1 and the advisor.fleet-host/1 lines."""
+    return {"target": r.target.text, "host": r.target.label, "groups": list(r.target.groups),
+            "seconds": round(r.seconds, 3), "timings": {k: round(v, 4) for k, v in r.timings.items()},
+            "host_facts": getattr(r, "host_facts", None),
+            "error": r.error, "exit_code": r.exit_code, "report": r.report.to_dict() if r.report else None}
+
+
+def host_line(r: FleetResult) -> str:
+    """The JSON Lines record of one host (advisor.fleet-host/1), newline-terminated."""
+    return json.dumps({"schema": "advisor.fleet-host/1", **host_dict(r)}, separators=(",", ":")) + "\n"
+
+
+def rollup_line(rollup: dict[str, Any], purpose: str, wall_seconds: float, jobs: int) -> str:
+    """The last JSON Lines record (advisor.fleet-rollup/1)."""
+    doc = {"schema": "advisor.fleet-rollup/1", "purpose": purpose, "jobs": jobs,
+           "wall_seconds": round(wall_seconds, 3), **rollup}
+    return json.dumps(doc, separators=(",", ":")) + "\n"
+
+
+def summary_dict(results: Sequence[FleetResult], purpose: str, wall_seconds: float, jobs: int,
+                 rollup: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """`advisor fleet --format json` (advisor.fleet/1): every host's report, then the roll-up."""
+    doc: dict[str, Any] = {
         "schema": "advisor.fleet/1",
         "purpose": purpose,
         "jobs": jobs,
         "wall_seconds": round(wall_seconds, 3),
-        "targets": [
-            {"target": r.target.text, "seconds": round(r.seconds, 3),
-             "timings": {k: round(v, 4) for k, v in r.timings.items()},
-             "error": r.error, "exit_code": r.exit_code,
-             "report": r.report.to_dict() if r.report else None}
-            for r in results
-        ],
+        "targets": [host_dict(r) for r in results],
     }
+    if rollup is not None:
+        doc["rollup"] = rollup
+    return doc
 
 
-def render_text(results: Sequence[FleetResult], wall_seconds: float, jobs: int) -> str:
+def _names(hosts: Sequence[str]) -> str:
+    shown = ", ".join(hosts[:SHOWN_HOSTS])
+    return shown + (f" and {len(hosts) - SHOWN_HOSTS} more" if len(hosts) > SHOWN_HOSTS else "")
+
+
+def rollup_text(rollup: dict[str, Any]) -> list[str]:
+    lines = ["", f"Rules across {rollup['hosts_audited']} audited host(s):"]
+    if not rollup["rules"]:
+        lines.append("  no rule fired on any host")
+    for r in rollup["rules"]:
+        lines.append(f"  {r['severity']:<8} {r['rule']:<36} {r['count']:>4} host(s): {_names(r['hosts'])}")
+    if rollup["unreachable"]:
+        lines += ["", f"Not audited ({len(rollup['unreachable'])}):"]
+        lines += [f"  {u['host']}: {u['error']}" for u in rollup["unreachable"]]
+    for group, rows in rollup["drift"].items():
+        lines += ["", f"Drift in group {group}: " + (f"{len(rows)} variable(s) differ" if rows else "none")]
+        for row in rows:
+            vals = "; ".join(f"{_value(v['value'])} on {_names(v['hosts'])}" for v in row["values"])
+            lines.append(f"  {row['variable']}: {vals}")
+    return lines
+
+
+def _value(v: str) -> str:
+    return repr(v) if v == "" or len(v) > 40 or " " in v else v
+
+
+def render_text(results: Sequence[FleetResult], wall_seconds: float, jobs: int,
+                rollup: Optional[dict[str, Any]] = None) -> str:
     width = max(len(r.target.text) for r in results)
     lines = [f"{'target':<{width}}  {'flavor/version':<18} {'crit':>4} {'warn':>4} {'info':>4}  seconds  top finding"]
     for r in results:
@@ -39,10 +88,14 @@ def render_text(results: Sequence[FleetResult], wall_seconds: float, jobs: int) 
         fv = f"{r.report.target.flavor} {r.report.target.version}"
         lines.append(f"{r.target.text:<{width}}  {fv:<18} {sev['critical']:>4} {sev['warning']:>4} {sev['info']:>4}"
                      f"  {r.seconds:7.3f}  {top}")
+    if rollup is not None:
+        lines += rollup_text(rollup)
     ok = sum(1 for r in results if r.report)
+    lines.append("")
     lines.append(f"{len(results)} targets, {ok} audited, {len(results) - ok} failed, {wall_seconds:.2f} s wall with --jobs {jobs}")
     return "\n".join(lines) + "\n"
 
 
-def render_json(results: Sequence[FleetResult], purpose: str, wall_seconds: float, jobs: int) -> str:
-    return json.dumps(summary_dict(results, purpose, wall_seconds, jobs), indent=2) + "\n"
+def render_json(results: Sequence[FleetResult], purpose: str, wall_seconds: float, jobs: int,
+                rollup: Optional[dict[str, Any]] = None) -> str:
+    return json.dumps(summary_dict(results, purpose, wall_seconds, jobs, rollup), indent=2) + "\n"

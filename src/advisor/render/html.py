@@ -263,7 +263,8 @@ def render_calibration(snap: "Snapshot") -> str:
 
 # ---------------------------------------------------------------- fleet
 
-def fleet_page(results: Sequence[Any], wall_seconds: float, jobs: int) -> Page:
+def fleet_page(results: Sequence[Any], wall_seconds: float, jobs: int,
+               rollup: Optional[Mapping[str, Any]] = None) -> Page:
     ok = [r for r in results if r.report is not None]
     totals = {s: sum(r.report.severity_counts()[s] for r in ok) for s, _ in SEVERITIES}
     page = Page(title=f"advisor fleet — {len(results)} targets",
@@ -286,6 +287,8 @@ def fleet_page(results: Sequence[Any], wall_seconds: float, jobs: int) -> Page:
     page.sections.append(Section("targets", "Targets", tables=[table(
         "One row per target", ("target", "server", "critical", "warning", "info", "seconds", "top finding"),
         tuple(rows), tuple(classes))]))
+    if rollup is not None:
+        page.sections += rollup_sections(rollup)
     for r in ok:
         groups = findings_groups(r.report.findings)
         sec = Section(f"t{r.target.line}", f"{r.target.text} — {r.report.target.flavor} {r.report.target.version}",
@@ -296,8 +299,36 @@ def fleet_page(results: Sequence[Any], wall_seconds: float, jobs: int) -> Page:
     return page
 
 
-def render_fleet(results: Sequence[Any], wall_seconds: float, jobs: int) -> str:
-    return render_page(fleet_page(results, wall_seconds, jobs))
+def rollup_sections(rollup: Mapping[str, Any]) -> list[Section]:
+    """The fleet roll-up (advisor.rollup): rules across hosts, hosts not audited, drift per group."""
+    rules = Section("rollup-rules", f"Rules across {rollup['hosts_audited']} audited hosts", tables=[table(
+        "Each rule that fired, with the hosts it fired on", ("severity", "rule", "hosts", "which"),
+        tuple((r["severity"], f"{r['rule']}: {r['title']}", str(r["count"]), ", ".join(r["hosts"]))
+              for r in rollup["rules"]), tuple("st-fired" for _ in rollup["rules"]))])
+    if not rollup["rules"]:
+        rules.paragraphs.append("No rule fired on any host.")
+    out = [rules]
+    if rollup["unreachable"]:
+        out.append(Section("rollup-unreachable", f"Not audited ({len(rollup['unreachable'])})", tables=[table(
+            "Hosts that could not be audited", ("host", "exit", "error"),
+            tuple((u["host"], str(u["exit_code"]), u["error"]) for u in rollup["unreachable"]),
+            tuple("st-unknown" for _ in rollup["unreachable"]))]))
+    for group, rows in rollup["drift"].items():
+        sec = Section(f"drift-{group}", f"Configuration drift in group {group}")
+        if rows:
+            sec.tables.append(table(f"Variables whose values differ between the hosts of {group}",
+                                    ("variable", "value", "hosts"),
+                                    tuple((row["variable"], v["value"], ", ".join(v["hosts"]))
+                                          for row in rows for v in row["values"])))
+        else:
+            sec.paragraphs.append("Every variable has the same value on every host of the group.")
+        out.append(sec)
+    return out
+
+
+def render_fleet(results: Sequence[Any], wall_seconds: float, jobs: int,
+                 rollup: Optional[Mapping[str, Any]] = None) -> str:
+    return render_page(fleet_page(results, wall_seconds, jobs, rollup))
 
 
 # ---------------------------------------------------------------- watch
