@@ -123,22 +123,35 @@ def peer_verdict(lines: list[str], pitfall: Pitfall, text: str) -> str:
     return "yes" if "yes" in verdicts else "wrong"
 
 
-def run_peers(port: int, host: str = "127.0.0.1") -> dict[str, str]:
+def run_peers(port: int, host: str = "127.0.0.1", socket: str = "") -> dict[str, tuple[str, int]]:
     with tempfile.TemporaryDirectory() as tmp:
         cnf = Path(tmp) / "c.cnf"
-        cnf.write_text(f"[client]\nuser=root\npassword=\nhost={host}\nport={port}\n")
-        pt = timed(["pt-variable-advisor", f"h={host},P={port},u=root"], timeout=120)
-        mt = timed(["mysqltuner", "--defaults-file", str(cnf), "--host", host, "--port", str(port), "--nocolor",
-                    "--forcemem", "24000"], timeout=300)
+        if socket:  # a clean configuration: root authenticates through unix_socket only
+            cnf.write_text(f"[client]\nuser=root\nsocket={socket}\n")
+            pt = timed(["pt-variable-advisor", f"S={socket},u=root"], timeout=120)
+            where = ["--socket", socket]
+        else:
+            cnf.write_text(f"[client]\nuser=root\npassword=\nhost={host}\nport={port}\n")
+            pt = timed(["pt-variable-advisor", f"h={host},P={port},u=root"], timeout=120)
+            where = ["--host", host, "--port", str(port)]
+        mt = timed(["mysqltuner", "--defaults-file", str(cnf), *where, "--nocolor", "--forcemem", "24000"], timeout=300)
     return {"pt-variable-advisor": (pt.stdout + pt.stderr, pt.returncode),
             "mysqltuner": (mt.stdout + mt.stderr, mt.returncode)}
 
 
-WITH_PEERS = {"on": True}  # run() switches the peers off for --advisor-only
+# run() sets these: "on" False for --advisor-only; "from" a directory of an earlier run's peer
+# outputs (--peers-from) to take instead of running the peers again on the same scenario.
+WITH_PEERS: dict = {"on": True, "from": None}
 
 
-def maybe_peers(port: int, host: str = "127.0.0.1") -> dict:
-    return run_peers(port, host) if WITH_PEERS["on"] else {}
+def maybe_peers(name: str, port: int, host: str = "127.0.0.1", socket: str = "") -> dict:
+    if not WITH_PEERS["on"]:
+        return {}
+    if WITH_PEERS["from"]:
+        src = Path(WITH_PEERS["from"])
+        codes = json.loads((src / f"{name}.peers.json").read_text())
+        return {t: ((src / f"{name}.{t}.txt").read_text(), rc) for t, rc in codes.items()}
+    return run_peers(port, host, socket)
 
 
 def advisor_report(args: list[str]) -> dict:
@@ -167,8 +180,20 @@ def advisor_verdict(report: dict, pitfall: Pitfall) -> tuple[str, list[str]]:
     return ("yes" if best >= RANK[pitfall.severity] else "low"), shown
 
 
-def conn(port: int, host: str = "127.0.0.1") -> list[str]:
+def conn(port: int, host: str = "127.0.0.1", socket: str = "") -> list[str]:
+    if socket:
+        return ["--socket", socket, "--user", "root", "--no-defaults"]
     return ["--host", host, "--port", str(port), "--user", "root", "--no-defaults"]
+
+
+# The template datadir's accounts (tests/support/mariadb.py) are a test fixture, not a careful
+# server: root@'%' and root@127.0.0.1 without a password, pwuser@'%' with ALL. A clean
+# configuration keeps root@localhost through unix_socket (MariaDB's own default since 10.4; the
+# bench runs as the OS user root) and drops the rest, and every tool connects over the socket.
+HARDEN_ACCOUNTS = (
+    "ALTER USER 'root'@'localhost' IDENTIFIED VIA unix_socket",
+    "DROP USER IF EXISTS 'root'@'%', 'root'@'127.0.0.1', 'root'@'::1', 'pwuser'@'%', 'advisor_ro'@'%'",
+)
 
 
 def evaluate(sc: Scenario, report: dict, peers: dict[str, tuple[str, int]]) -> None:
@@ -176,6 +201,8 @@ def evaluate(sc: Scenario, report: dict, peers: dict[str, tuple[str, int]]) -> N
     out.mkdir(parents=True, exist_ok=True)
     for tool, (text, _) in peers.items():
         (out / f"{sc.name}.{tool}.txt").write_text(text)
+    if peers:
+        (out / f"{sc.name}.peers.json").write_text(json.dumps({t: rc for t, (_, rc) in peers.items()}))
     (out / f"{sc.name}.advisor.json").write_text(json.dumps(report, indent=1))
     sc.exit_codes = {tool: rc for tool, (_, rc) in peers.items()}
     for pid in list(PITFALLS):
@@ -226,8 +253,12 @@ def s_mariadb(name: str, pitfalls: tuple[str, ...], options: dict, purpose: str 
             some_writes(db)
             if prepare:
                 prepare(db)
-            report = advisor_report([*conn(db.port), "--purpose", purpose, "--no-calibrate"])
-            evaluate(sc, report, maybe_peers(db.port))
+            socket = ""
+            if clean:
+                sql(*HARDEN_ACCOUNTS)(db)
+                socket = db.socket
+            report = advisor_report([*conn(db.port, socket=socket), "--purpose", purpose, "--no-calibrate"])
+            evaluate(sc, report, maybe_peers(sc.name, db.port, socket=socket))
     return sc
 
 
@@ -267,7 +298,7 @@ def s_tree(name: str, pitfall: str, tree: str, address: str, note: str) -> Scena
             fh.write(snap.to_json())
         report = advisor_report(["--snapshot", fh.name, "--purpose", "benchmark"])
         Path(fh.name).unlink()
-        evaluate(sc, report, maybe_peers(db.port))
+        evaluate(sc, report, maybe_peers(sc.name, db.port))
     return sc
 
 
@@ -289,7 +320,7 @@ def s_replay(name: str, pitfall: str, set_name: str, overrides: dict, purpose: s
     data["queries"] = [SHOW_ENGINES] + list(data.get("queries", []))
     with ReplayServer(data) as srv:
         report = advisor_report([*conn(srv.port), "--purpose", purpose, "--no-calibrate"])
-        evaluate(sc, report, maybe_peers(srv.port))
+        evaluate(sc, report, maybe_peers(sc.name, srv.port))
     return sc
 
 
@@ -298,7 +329,7 @@ def s_shaped() -> Scenario:
     with NetNS(rate="100mbit") as ns, MariaDB(options=COMMON, netns=ns) as db:
         some_writes(db)
         report = advisor_report([*conn(db.port, ns.ns_addr), "--purpose", "benchmark", "--calibrate-seconds", "6"])
-        evaluate(sc, report, maybe_peers(db.port, ns.ns_addr))
+        evaluate(sc, report, maybe_peers(sc.name, db.port, ns.ns_addr))
     return sc
 
 
@@ -635,7 +666,7 @@ def s_tls_on_network() -> Scenario:
     with NetNS() as ns, MariaDB(options=COMMON, netns=ns) as db:
         some_writes(db)
         report = advisor_report([*conn(db.port, ns.ns_addr), "--purpose", "production", "--no-calibrate"])
-        evaluate(sc, report, maybe_peers(db.port, ns.ns_addr))
+        evaluate(sc, report, maybe_peers(sc.name, db.port, ns.ns_addr))
     return sc
 
 
@@ -667,9 +698,10 @@ def scenarios(quick: bool) -> list[Callable[[], Scenario]]:
     return out + canon_scenarios()
 
 
-def run(quick: bool = False, peers: bool = True, only: str = "") -> dict:
+def run(quick: bool = False, peers: bool = True, only: str = "", peers_from: str = "") -> dict:
     WITH_PEERS["on"] = peers
-    if peers:
+    WITH_PEERS["from"] = peers_from or None
+    if peers and not peers_from:
         ensure_packages({"pt-variable-advisor": "percona-toolkit", "mysqltuner": "mysqltuner"})
     installed_advisor()
     done = []
@@ -760,8 +792,10 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--advisor-only", action="store_true", help="do not run pt-variable-advisor and mysqltuner")
     ap.add_argument("--only", default="", help="run only scenarios whose name starts with this (canon ones)")
+    ap.add_argument("--peers-from", default="", help="take the peers' outputs from an earlier run's "
+                    "bench/out/detection copy instead of running them again (same scenarios, same servers)")
     a = ap.parse_args()
-    print(render(run(a.quick, peers=not a.advisor_only, only=a.only)))
+    print(render(run(a.quick, peers=not a.advisor_only, only=a.only, peers_from=a.peers_from)))
 
 
 if __name__ == "__main__":
