@@ -11,6 +11,7 @@ import time
 from typing import Any, Callable, Optional
 
 from advisor.collect.connection import Endpoint, scrub
+from advisor.collect.dictionary import read_dictionary
 from advisor.collect.parse import needs_ps_tls, needs_tidb_config, needs_tls_channels
 from advisor.collect.raw import QueryError, RawServer
 from advisor.errors import CollectionError
@@ -97,6 +98,7 @@ def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
         raw.tls_channels = r.rows(Q_TLS_CHANNELS, "tls_channels", fatal=False)
     if needs_tidb_config(variables):
         raw.tidb_config = r.rows(Q_TIDB_CONFIG, "tidb_config", fatal=False)
+    read_dictionary(r, variables, raw)
     if sample_seconds > 0:
         remaining = sample_seconds - (time.monotonic() - t0)
         if remaining > 0:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from advisor.collect.dictionary_parse import parse_dictionary
 from advisor.collect.raw import RawServer
 from advisor.snapshot import (ConnectionInfo, EngineSize, ServerFacts, StatusInterval, Target, TlsSession,
                               TlsUsage)
@@ -144,4 +145,5 @@ def parse_server(raw: RawServer, user: Optional[str], ssl_mode: Optional[str], t
     elif "tidb_config" in raw.errors:
         e = raw.errors["tidb_config"]
         facts.note_missing("server.tidb_config", _why(e.code, e.message, "SHOW CONFIG"))
+    parse_dictionary(raw, facts)
     return facts

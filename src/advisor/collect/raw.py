@@ -28,5 +28,14 @@ class RawServer:
     ps_tls: Optional[list[tuple[Any, ...]]] = None
     tls_channels: Optional[list[tuple[Any, ...]]] = None
     tidb_config: Optional[list[tuple[Any, ...]]] = None
+    # accounts and the data dictionary (advisor.collect.dictionary)
+    current_user: Optional[str] = None
+    own_privileges: Optional[list[tuple[Any, ...]]] = None
+    accounts: Optional[list[tuple[Any, ...]]] = None
+    schemas: Optional[list[tuple[Any, ...]]] = None
+    tables: Optional[list[tuple[Any, ...]]] = None
+    no_primary_key: Optional[list[tuple[Any, ...]]] = None
+    auto_increment: Optional[list[tuple[Any, ...]]] = None
+    plugins: Optional[list[tuple[Any, ...]]] = None
     errors: dict[str, QueryError] = field(default_factory=dict)
     queries: list[str] = field(default_factory=list)

@@ -1,0 +1,63 @@
+"""Read accounts and the data dictionary: the I/O half (issue 15). Read-only: SELECTs from
+mysql.user (mysql.global_priv on MariaDB 10.4+), information_schema and nothing else. The account
+query never selects a password hash, only whether it is empty (`authentication_string = ''`).
+
+`read_dictionary` fills the RawServer's dictionary fields and records each refused query in
+`raw.errors`; `advisor.collect.dictionary_parse` turns them into snapshot sections, with the grant
+to add for each refused one. Which statements apply to which flavor is decided there (pure).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from advisor.collect.dictionary_parse import accounts_query, reads_dictionary
+from advisor.collect.raw import RawServer
+
+USER_SCHEMAS = "('mysql', 'information_schema', 'performance_schema', 'sys')"
+
+Q_CURRENT_USER = "SELECT CURRENT_USER()"
+Q_OWN_PRIVILEGES = "SELECT GRANTEE, PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES"
+Q_SCHEMAS = ("SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME "
+             "FROM information_schema.SCHEMATA")
+Q_TABLES = (
+    "SELECT TABLE_SCHEMA, ENGINE, TABLE_COLLATION, COUNT(*), SUM(DATA_FREE) FROM information_schema.TABLES "
+    f"WHERE TABLE_SCHEMA NOT IN {USER_SCHEMAS} AND TABLE_TYPE = 'BASE TABLE' "
+    "GROUP BY TABLE_SCHEMA, ENGINE, TABLE_COLLATION"
+)
+# InnoDB clusters a table on its PRIMARY KEY, else on the first UNIQUE index whose columns are all
+# NOT NULL, else on a hidden 6-byte row id: the last case is the one this query lists.
+Q_NO_PRIMARY_KEY = (
+    "SELECT t.TABLE_SCHEMA, t.TABLE_NAME FROM information_schema.TABLES t "
+    f"WHERE t.TABLE_SCHEMA NOT IN {USER_SCHEMAS} AND t.TABLE_TYPE = 'BASE TABLE' AND t.ENGINE = 'InnoDB' "
+    "AND NOT EXISTS (SELECT 1 FROM information_schema.STATISTICS s WHERE s.TABLE_SCHEMA = t.TABLE_SCHEMA "
+    "AND s.TABLE_NAME = t.TABLE_NAME AND s.NON_UNIQUE = 0 GROUP BY s.INDEX_NAME "
+    "HAVING SUM(s.NULLABLE = 'YES') = 0) ORDER BY t.TABLE_SCHEMA, t.TABLE_NAME"
+)
+Q_AUTO_INCREMENT = (
+    "SELECT t.TABLE_SCHEMA, t.TABLE_NAME, c.COLUMN_TYPE, t.AUTO_INCREMENT FROM information_schema.TABLES t "
+    "JOIN information_schema.COLUMNS c ON c.TABLE_SCHEMA = t.TABLE_SCHEMA AND c.TABLE_NAME = t.TABLE_NAME "
+    "AND c.EXTRA LIKE '%auto_increment%' "
+    f"WHERE t.TABLE_SCHEMA NOT IN {USER_SCHEMAS} AND t.TABLE_TYPE = 'BASE TABLE' AND t.AUTO_INCREMENT IS NOT NULL"
+)
+Q_PLUGINS = "SELECT PLUGIN_NAME, PLUGIN_STATUS FROM information_schema.PLUGINS"
+
+
+class RowReader(Protocol):
+    def rows(self, sql: str, key: str, fatal: bool) -> Any: ...
+
+
+def read_dictionary(r: RowReader, variables: dict[str, Any], raw: RawServer) -> None:
+    """Every statement is optional: a refusal is recorded, never fatal."""
+    if not reads_dictionary(variables):
+        return
+    me = r.rows(Q_CURRENT_USER, "current_user", fatal=False)
+    raw.current_user = str(me[0][0]) if me else None
+    raw.own_privileges = r.rows(Q_OWN_PRIVILEGES, "own_privileges", fatal=False)
+    raw.accounts = r.rows(accounts_query(variables), "accounts", fatal=False)
+    raw.schemas = r.rows(Q_SCHEMAS, "schemas", fatal=False)
+    raw.tables = r.rows(Q_TABLES, "tables", fatal=False)
+    if raw.tables is not None:
+        raw.no_primary_key = r.rows(Q_NO_PRIMARY_KEY, "no_primary_key", fatal=False)
+        raw.auto_increment = r.rows(Q_AUTO_INCREMENT, "auto_increment", fatal=False)
+    raw.plugins = r.rows(Q_PLUGINS, "plugins", fatal=False)
