@@ -26,19 +26,24 @@ Q_TABLES = (
     "GROUP BY TABLE_SCHEMA, ENGINE, TABLE_COLLATION"
 )
 # InnoDB clusters a table on its PRIMARY KEY, else on the first UNIQUE index whose columns are all
-# NOT NULL, else on a hidden 6-byte row id: the last case is the one this query lists.
-Q_NO_PRIMARY_KEY = (
-    "SELECT t.TABLE_SCHEMA, t.TABLE_NAME FROM information_schema.TABLES t "
-    f"WHERE t.TABLE_SCHEMA NOT IN {USER_SCHEMAS} AND t.TABLE_TYPE = 'BASE TABLE' AND t.ENGINE = 'InnoDB' "
-    "AND NOT EXISTS (SELECT 1 FROM information_schema.STATISTICS s WHERE s.TABLE_SCHEMA = t.TABLE_SCHEMA "
-    "AND s.TABLE_NAME = t.TABLE_NAME AND s.NON_UNIQUE = 0 GROUP BY s.INDEX_NAME "
-    "HAVING SUM(s.NULLABLE = 'YES') = 0) ORDER BY t.TABLE_SCHEMA, t.TABLE_NAME"
+# NOT NULL, else on a hidden 6-byte row id. Two flat reads (the InnoDB tables, the unique indexes'
+# columns) joined by the parser: a correlated subquery over information_schema would materialise
+# temporary tables per table and inflate the very counters (Created_tmp_disk_tables) rules judge.
+Q_INNODB_TABLES = (
+    "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES "
+    f"WHERE TABLE_SCHEMA NOT IN {USER_SCHEMAS} AND TABLE_TYPE = 'BASE TABLE' AND ENGINE = 'InnoDB'"
+)
+Q_UNIQUE_KEYS = (
+    "SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, NULLABLE FROM information_schema.STATISTICS "
+    f"WHERE TABLE_SCHEMA NOT IN {USER_SCHEMAS} AND NON_UNIQUE = 0"
 )
 Q_AUTO_INCREMENT = (
-    "SELECT t.TABLE_SCHEMA, t.TABLE_NAME, c.COLUMN_TYPE, t.AUTO_INCREMENT FROM information_schema.TABLES t "
-    "JOIN information_schema.COLUMNS c ON c.TABLE_SCHEMA = t.TABLE_SCHEMA AND c.TABLE_NAME = t.TABLE_NAME "
-    "AND c.EXTRA LIKE '%auto_increment%' "
-    f"WHERE t.TABLE_SCHEMA NOT IN {USER_SCHEMAS} AND t.TABLE_TYPE = 'BASE TABLE' AND t.AUTO_INCREMENT IS NOT NULL"
+    "SELECT TABLE_SCHEMA, TABLE_NAME, AUTO_INCREMENT FROM information_schema.TABLES "
+    f"WHERE TABLE_SCHEMA NOT IN {USER_SCHEMAS} AND TABLE_TYPE = 'BASE TABLE' AND AUTO_INCREMENT IS NOT NULL"
+)
+Q_AUTO_INCREMENT_COLUMNS = (
+    "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_TYPE FROM information_schema.COLUMNS "
+    f"WHERE TABLE_SCHEMA NOT IN {USER_SCHEMAS} AND EXTRA LIKE '%auto_increment%'"
 )
 Q_PLUGINS = "SELECT PLUGIN_NAME, PLUGIN_STATUS FROM information_schema.PLUGINS"
 
@@ -58,6 +63,8 @@ def read_dictionary(r: RowReader, variables: dict[str, Any], raw: RawServer) -> 
     raw.schemas = r.rows(Q_SCHEMAS, "schemas", fatal=False)
     raw.tables = r.rows(Q_TABLES, "tables", fatal=False)
     if raw.tables is not None:
-        raw.no_primary_key = r.rows(Q_NO_PRIMARY_KEY, "no_primary_key", fatal=False)
+        raw.innodb_tables = r.rows(Q_INNODB_TABLES, "innodb_tables", fatal=False)
+        raw.unique_keys = r.rows(Q_UNIQUE_KEYS, "unique_keys", fatal=False)
         raw.auto_increment = r.rows(Q_AUTO_INCREMENT, "auto_increment", fatal=False)
+        raw.auto_increment_columns = r.rows(Q_AUTO_INCREMENT_COLUMNS, "auto_increment_columns", fatal=False)
     raw.plugins = r.rows(Q_PLUGINS, "plugins", fatal=False)

@@ -160,10 +160,25 @@ def integer_max(column_type: str) -> Optional[int]:
     return unsigned if "unsigned" in column_type.lower() else signed
 
 
-def _auto_increment(rows: list[tuple[Any, ...]]) -> list[AutoIncrement]:
+def without_clustering_key(innodb_tables: list[tuple[Any, ...]], unique_keys: list[tuple[Any, ...]]) -> list[str]:
+    """InnoDB tables (schema, table) with no unique index whose columns are all NOT NULL (the
+    PRIMARY KEY is one), as schema.table in name order."""
+    nullable: dict[tuple[str, str, str], bool] = {}
+    for schema, table, index, null in unique_keys:
+        key = (_text(schema), _text(table), _text(index))
+        nullable[key] = nullable.get(key, False) or _text(null).upper() == "YES"
+    keyed = {(s, t) for (s, t, _), has_null in nullable.items() if not has_null}
+    return sorted(f"{_text(s)}.{_text(t)}" for s, t in innodb_tables if (_text(s), _text(t)) not in keyed)
+
+
+def _auto_increment(tables: list[tuple[Any, ...]], columns: list[tuple[Any, ...]]) -> list[AutoIncrement]:
+    ctypes = {(_text(s), _text(t)): _text(c) for s, t, c in columns}
     out = []
-    for schema, table, ctype, nxt in rows:
-        top = integer_max(_text(ctype))
+    for schema, table, nxt in tables:
+        ctype = ctypes.get((_text(schema), _text(table)))
+        if ctype is None:
+            continue
+        top = integer_max(ctype)
         if top is None or nxt is None:
             continue
         out.append(AutoIncrement.model_construct(table=f"{_text(schema)}.{_text(table)}", column_type=_text(ctype),
@@ -196,17 +211,21 @@ def parse_tables(raw: RawServer, facts: ServerFacts, privs: Optional[set[str]]) 
             st.collations[_text(collation)] = st.collations.get(_text(collation), 0) + n
     dd = DataDictionary.model_construct(schemas=dict(sorted(schemas.items())), without_primary_key=[],
                                         auto_increment=[])
-    for name, key in (("no_primary_key", "tables without a primary key"), ("auto_increment", "auto-increment values")):
-        if getattr(raw, name) is None and name in raw.errors:
-            facts.note_missing("server.tables", _refused(raw.errors[name], f"information_schema ({key})", grant))
+    for name, what in (("innodb_tables", "information_schema.TABLES (InnoDB tables)"),
+                       ("unique_keys", "information_schema.STATISTICS (unique keys)"),
+                       ("auto_increment", "information_schema.TABLES (AUTO_INCREMENT)"),
+                       ("auto_increment_columns", "information_schema.COLUMNS (auto-increment columns)")):
+        if getattr(raw, name) is None:
+            e = raw.errors.get(name)
+            facts.note_missing("server.tables", _refused(e, what, grant) if e else f"{what} was not read")
             return
-    for schema, table in raw.no_primary_key or []:
-        st = dd.schemas.get(_text(schema))
+    for name in without_clustering_key(raw.innodb_tables or [], raw.unique_keys or []):
+        st = dd.schemas.get(name.split(".", 1)[0])
         if st is not None:
             st.without_primary_key += 1
         if len(dd.without_primary_key) < NO_PK_EXAMPLES:
-            dd.without_primary_key.append(f"{_text(schema)}.{_text(table)}")
-    dd.auto_increment = _auto_increment(raw.auto_increment or [])
+            dd.without_primary_key.append(name)
+    dd.auto_increment = _auto_increment(raw.auto_increment or [], raw.auto_increment_columns or [])
     facts.tables = dd
 
 

@@ -98,11 +98,13 @@ def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
         raw.tls_channels = r.rows(Q_TLS_CHANNELS, "tls_channels", fatal=False)
     if needs_tidb_config(variables):
         raw.tidb_config = r.rows(Q_TIDB_CONFIG, "tidb_config", fatal=False)
-    read_dictionary(r, variables, raw)
     if sample_seconds > 0:
         remaining = sample_seconds - (time.monotonic() - t0)
         if remaining > 0:
             sleep(remaining)
         raw.status_after = [(str(a), b) for a, b in (r.rows(Q_STATUS, "status_after", fatal=True) or [])]
         raw.interval_seconds = time.monotonic() - t0
+    # last, after every status read: information_schema queries create temporary tables, which a
+    # sampled interval must not count as the workload's
+    read_dictionary(r, variables, raw)
     return raw

@@ -34,8 +34,10 @@ class RawServer:
     accounts: Optional[list[tuple[Any, ...]]] = None
     schemas: Optional[list[tuple[Any, ...]]] = None
     tables: Optional[list[tuple[Any, ...]]] = None
-    no_primary_key: Optional[list[tuple[Any, ...]]] = None
+    innodb_tables: Optional[list[tuple[Any, ...]]] = None
+    unique_keys: Optional[list[tuple[Any, ...]]] = None
     auto_increment: Optional[list[tuple[Any, ...]]] = None
+    auto_increment_columns: Optional[list[tuple[Any, ...]]] = None
     plugins: Optional[list[tuple[Any, ...]]] = None
     errors: dict[str, QueryError] = field(default_factory=dict)
     queries: list[str] = field(default_factory=list)
