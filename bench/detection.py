@@ -147,8 +147,8 @@ WITH_PEERS: dict = {"on": True, "from": None}
 def maybe_peers(name: str, port: int, host: str = "127.0.0.1", socket: str = "") -> dict:
     if not WITH_PEERS["on"]:
         return {}
-    if WITH_PEERS["from"]:
-        src = Path(WITH_PEERS["from"])
+    src = Path(WITH_PEERS["from"]) if WITH_PEERS["from"] else None
+    if src is not None and (src / f"{name}.peers.json").exists():  # a scenario new since that run: run them
         codes = json.loads((src / f"{name}.peers.json").read_text())
         return {t: ((src / f"{name}.{t}.txt").read_text(), rc) for t, rc in codes.items()}
     return run_peers(port, host, socket)
@@ -242,7 +242,7 @@ def some_writes(db: MariaDB) -> None:
 
 def s_mariadb(name: str, pitfalls: tuple[str, ...], options: dict, purpose: str = "benchmark",
               prepare: Optional[Callable[[MariaDB], None]] = None, tls: bool = False, note: str = "",
-              server: Optional[dict] = None, clean: bool = False) -> Scenario:
+              server: Optional[dict] = None, clean: bool = False, harden: bool = False) -> Scenario:
     sc = Scenario(name, pitfalls, purpose, note, clean=clean)
     with tempfile.TemporaryDirectory() as tmp:
         certs = make_certs(Path(tmp)) if tls else None
@@ -251,12 +251,13 @@ def s_mariadb(name: str, pitfalls: tuple[str, ...], options: dict, purpose: str 
         options = {k: str(v).replace("{files}", str(files)) for k, v in options.items()}
         with MariaDB(options={**COMMON, **options}, tls=certs, **(server or {})) as db:
             some_writes(db)
-            if prepare:
-                prepare(db)
             socket = ""
-            if clean:
+            if clean or harden:  # accounts as a careful DBA leaves them; then only the seeded pitfall
                 sql(*HARDEN_ACCOUNTS)(db)
                 socket = db.socket
+                db.hardened = True  # type: ignore[attr-defined]  # sql() connects over the socket from now on
+            if prepare:
+                prepare(db)
             report = advisor_report([*conn(db.port, socket=socket), "--purpose", purpose, "--no-calibrate"])
             evaluate(sc, report, maybe_peers(sc.name, db.port, socket=socket))
     return sc
@@ -338,7 +339,8 @@ def s_shaped() -> Scenario:
 def sql(*statements: str) -> Callable[[MariaDB], None]:
     """A prepare step that runs statements on one root connection (autocommit)."""
     def run_them(db: MariaDB) -> None:
-        c = db.connect(autocommit=True)
+        via = {"unix_socket": db.socket} if getattr(db, "hardened", False) else {}
+        c = db.connect(autocommit=True, **via)
         try:
             with c.cursor() as cur:
                 for st in statements:
@@ -410,6 +412,7 @@ class Canon:
     prepare: Optional[Callable[[MariaDB], None]] = None
     server: Optional[dict] = None
     tls: bool = False
+    harden: bool = False             # accounts hardened first (HARDEN_ACCOUNTS), tools connect over the socket
 
 
 CANON = [
@@ -586,6 +589,26 @@ CANON = [
           {"tls-version": "TLSv1.1,TLSv1.2,TLSv1.3"}, tls=True, peer_pattern=r"tls ?v?1\.[01]|tls_version|protocol"),
     Canon("skip-grant", "privilege checks skipped", ("grant-tables-skipped",), "critical", {"skip-grant-tables": "ON"},
           peer_pattern=r"skip.grant|grant tables"),
+    # accounts and the data dictionary (issue 15); the account scenarios start from hardened accounts
+    Canon("empty-password", "an application account without a password", ("account-without-password",), "critical",
+          {}, harden=True, prepare=sql("CREATE USER 'app'@'10.0.1.%' IDENTIFIED BY ''"),
+          peer_pattern=r"without password|no password|empty password|blank password"),
+    Canon("anonymous-account", "an anonymous account", ("anonymous-account-present",), "warning", {}, harden=True,
+          prepare=sql("CREATE USER ''@'localhost' IDENTIFIED BY 'Anon-pass-1'"), peer_pattern=r"anonymous"),
+    Canon("remote-root", "root reachable from any host", ("root-reachable-remotely",), "warning", {}, harden=True,
+          prepare=sql("CREATE USER 'root'@'%' IDENTIFIED BY 'Remote-root-pass-1'",
+                      "GRANT ALL PRIVILEGES ON *.* TO 'root'@'%' WITH GRANT OPTION"),
+          peer_pattern=r"root.*(remote|host|%)|(remote|host|%).*root"),
+    Canon("no-primary-key", "InnoDB tables without a primary key", ("tables-without-primary-key",), "warning", {},
+          prepare=sql("CREATE DATABASE app", "CREATE TABLE app.events (at DATETIME, what VARCHAR(64)) ENGINE=InnoDB",
+                      "INSERT INTO app.events VALUES (NOW(), 'x')"),
+          peer_pattern=r"primary key|without pk|no pk"),
+    Canon("auto-increment-full", "AUTO_INCREMENT at 93 % of INT", ("auto-increment-near-limit",), "warning", {},
+          prepare=sql("CREATE DATABASE app", "CREATE TABLE app.orders (id INT AUTO_INCREMENT PRIMARY KEY, v INT) "
+                      "ENGINE=InnoDB AUTO_INCREMENT=2000000000", "INSERT INTO app.orders (v) VALUES (1)"),
+          peer_pattern=r"auto.increment|autoinc"),
+    Canon("test-database", "a test schema", ("test-database-present",), "info", {},
+          prepare=sql("CREATE DATABASE test"), peer_pattern=r"\btest\b.*(database|schema)|(database|schema).*\btest\b"),
 ]
 
 
@@ -640,7 +663,7 @@ def canon_scenarios() -> list[Callable[[], Scenario]]:
     for c in CANON:
         out.append(named(f"canon-{c.name}", lambda c=c: s_mariadb(
             f"canon-{c.name}", (c.name,), c.options, purpose=c.purpose, prepare=c.prepare, tls=c.tls,
-            server=c.server, note=f"{c.title} (expects {', '.join(c.rules)} at {c.severity} or above)")))
+            server=c.server, harden=c.harden, note=f"{c.title} (expects {', '.join(c.rules)} at {c.severity} or above)")))
     out.append(named("canon-stock-production", lambda: s_mariadb(
         "canon-stock-production", tuple(p.id for p in STOCK), {}, purpose="production",
         note="MariaDB 10.11's defaults judged for production")))
@@ -701,7 +724,7 @@ def scenarios(quick: bool) -> list[Callable[[], Scenario]]:
 def run(quick: bool = False, peers: bool = True, only: str = "", peers_from: str = "") -> dict:
     WITH_PEERS["on"] = peers
     WITH_PEERS["from"] = peers_from or None
-    if peers and not peers_from:
+    if peers:
         ensure_packages({"pt-variable-advisor": "percona-toolkit", "mysqltuner": "mysqltuner"})
     installed_advisor()
     done = []

@@ -58,6 +58,9 @@ def main() -> None:
     ap.add_argument("--size", choices=SIZES, default="quick")
     ap.add_argument("--only", choices=SECTIONS, action="append")
     ap.add_argument("--out", default=str(ROOT / "docs" / "benchmarks.md"))
+    ap.add_argument("--peers-from", default="",
+                    help="detection: take pt-variable-advisor's and mysqltuner's outputs from an earlier run's copy of "
+                         "bench/out/detection (same scenarios and servers) instead of running them again")
     ap.add_argument("--render", action="store_true",
                     help="re-render the document from the results of the last run (bench/out/results.pickle)")
     a = ap.parse_args()
@@ -77,7 +80,8 @@ def main() -> None:
         raw["latency"] = latency.run(k["latency_runs"])
     if "detection" in want:
         log("== detection")
-        raw["detection"] = detection.run(k["quick"])
+        raw["detection"] = detection.run(k["quick"], peers_from=a.peers_from)
+        raw["detection"]["peers_from"] = a.peers_from
     if "outcome" in want:
         log("== outcome")
         raw["outcome"] = outcome.run(k["quick"])
