@@ -148,7 +148,14 @@ class DataDictionary(_Model):
                                                             "type's maximum (at most 20, highest share first)")
 
 
-LATER_SERVER_SECTIONS = ("accounts", "schemas", "tables", "plugins")  # issue 15; left out of the JSON when None
+class LongTransactions(_Model):
+    """information_schema.INNODB_TRX: open InnoDB transactions at collection time."""
+
+    count: int = 0
+    oldest_seconds: Optional[int] = Field(None, description="age of the oldest open transaction; None when none is open")
+
+
+LATER_SERVER_SECTIONS = ("accounts", "schemas", "tables", "plugins", "time_zone_names", "transactions")  # issue 15; left out of the JSON when None
 
 
 class ServerFacts(_Section):
@@ -165,6 +172,8 @@ class ServerFacts(_Section):
     schemas: Optional[list[SchemaInfo]] = Field(None, description="information_schema.SCHEMATA, every schema")
     tables: Optional[DataDictionary] = Field(None, description="information_schema.TABLES per user schema")
     plugins: Optional[dict[str, str]] = Field(None, description="information_schema.PLUGINS name -> status")
+    time_zone_names: Optional[int] = Field(None, description="rows of mysql.time_zone_name (named time zones loaded)")
+    transactions: Optional[LongTransactions] = None
 
 
 # ---------------------------------------------------------------- host (issue: host facts)

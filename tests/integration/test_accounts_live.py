@@ -48,7 +48,13 @@ def seeded(mariadb_factory):
 
 def test_collect_reads_accounts_and_dictionary_without_hashes(seeded, tmp_path):
     out = tmp_path / "s.json"
-    p = run_cli("collect", *conn_args(seeded), "-o", str(out))
+    open_trx = seeded.connect()  # autocommit off: an open transaction once it has read a row
+    with open_trx.cursor() as cur:
+        cur.execute("SELECT * FROM shop.orders FOR UPDATE")
+    try:
+        p = run_cli("collect", *conn_args(seeded), "-o", str(out))
+    finally:
+        open_trx.close()
     assert p.returncode == 0, p.stderr
     text = out.read_text()
     snap = json.loads(text)
@@ -70,6 +76,8 @@ def test_collect_reads_accounts_and_dictionary_without_hashes(seeded, tmp_path):
     assert snap["server"]["tables"]["auto_increment"][0]["table"] == "shop.orders"
     assert "shop" in [s["name"] for s in snap["server"]["schemas"]]
     assert snap["server"]["plugins"]["unix_socket"] == "ACTIVE"
+    assert snap["server"]["time_zone_names"] == 0  # mariadb-install-db does not load them
+    assert snap["server"]["transactions"]["count"] >= 1 and snap["server"]["transactions"]["oldest_seconds"] >= 0
     # read-only: every statement the collection sent is a SELECT, a SHOW or the driver's session SET
     statements = [arg for kind, arg in seeded.general_log_statements() if kind == "Query"]
     ours = [s for s in statements if "mysql.user" in s or "information_schema" in s]
@@ -96,6 +104,8 @@ def test_audit_fires_the_account_and_dictionary_rules(seeded):
     assert "shop.orders" in got["auto-increment-near-limit"]["message"]
     assert "shop (InnoDB 4, MyISAM 1)" in got["engines-mixed-in-schema"]["message"]
     assert got["password-policy-missing"]["severity"] == "info"
+    assert got["time-zone-tables-empty"]["severity"] == "info"
+    assert "long-running-transaction" not in got
     for f in report["findings"]:
         assert "None" not in f["message"] and "unknown" not in f["message"].split()
 
@@ -113,6 +123,8 @@ def test_minimal_account_gets_unknown_naming_the_grant(seeded):
     assert f"GRANT SELECT ON *.* TO '{RO_USER}'@'%'" in outcomes["tables-without-primary-key"]["reason"]
     assert outcomes["test-database-present"]["status"] == "unknown"
     assert f"GRANT SHOW DATABASES ON *.* TO '{RO_USER}'@'%'" in outcomes["test-database-present"]["reason"]
+    assert f"GRANT SELECT ON mysql.time_zone_name TO '{RO_USER}'@'%'" in outcomes["time-zone-tables-empty"]["reason"]
+    assert f"GRANT PROCESS ON *.* TO '{RO_USER}'@'%'" in outcomes["long-running-transaction"]["reason"]
     # with the grants the reasons name, the same account reads them
     for grant in (f"GRANT SELECT ON mysql.user TO '{RO_USER}'@'%'", f"GRANT SELECT ON mysql.global_priv TO '{RO_USER}'@'%'",
                   f"GRANT SHOW DATABASES, SELECT ON *.* TO '{RO_USER}'@'%'"):

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from advisor.collect.dictionary import Q_OWN_PRIVILEGES, Q_SCHEMAS, Q_TABLES
+from advisor.collect.dictionary import Q_OWN_PRIVILEGES, Q_SCHEMAS, Q_TABLES, Q_TIME_ZONES, Q_TRANSACTIONS
 from tests.support.cli import assert_one_paragraph_error, run_cli, run_json
 from tests.support.wire_server import ReplayServer
 
@@ -56,7 +56,7 @@ def test_collect_and_audit_each_flavor(name, tmp_path):
     # recorded sets carry no rows for these two, nor for information_schema.PLUGINS, and the MariaDB
     # sets none for the account and data-dictionary statements; the collector records them as missing
     unanswered = ("information_schema.TABLES", "performance_schema.threads", "information_schema.PLUGINS")
-    dictionary = (Q_OWN_PRIVILEGES, Q_SCHEMAS, Q_TABLES, "FROM mysql.user")
+    dictionary = (Q_OWN_PRIVILEGES, Q_SCHEMAS, Q_TABLES, "FROM mysql.user", Q_TIME_ZONES, Q_TRANSACTIONS)
     left = [u for u in unhandled if not any(w in u for w in unanswered)]
     if flavor == "mariadb":
         left = [u for u in left if not any(q in u for q in dictionary)]
@@ -64,6 +64,7 @@ def test_collect_and_audit_each_flavor(name, tmp_path):
     if flavor in ("mysql", "percona"):  # constructed stock-install answers (PROVENANCE.md of each set)
         assert [a["user"] for a in snap["server"]["accounts"]][-1] == "root"
         assert snap["server"]["tables"] == {"schemas": {}, "without_primary_key": [], "auto_increment": []}
+        assert snap["server"]["time_zone_names"] == 0 and snap["server"]["transactions"]["count"] == 0
     if flavor == "tidb":
         assert not any("mysql.user" in q or "SCHEMATA" in q for q in queries)
     if flavor == "tidb":

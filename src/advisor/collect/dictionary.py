@@ -1,5 +1,6 @@
 """Read accounts and the data dictionary: the I/O half (issue 15). Read-only: SELECTs from
-mysql.user (mysql.global_priv on MariaDB 10.4+), information_schema and nothing else. The account
+mysql.user (mysql.global_priv on MariaDB 10.4+), mysql.time_zone_name, information_schema and
+nothing else. The account
 query never selects a password hash, only whether it is empty (`authentication_string = ''`).
 
 `read_dictionary` fills the RawServer's dictionary fields and records each refused query in
@@ -46,6 +47,9 @@ Q_AUTO_INCREMENT_COLUMNS = (
     f"WHERE TABLE_SCHEMA NOT IN {USER_SCHEMAS} AND EXTRA LIKE '%auto_increment%'"
 )
 Q_PLUGINS = "SELECT PLUGIN_NAME, PLUGIN_STATUS FROM information_schema.PLUGINS"
+Q_TIME_ZONES = "SELECT COUNT(*) FROM mysql.time_zone_name"
+Q_TRANSACTIONS = ("SELECT COUNT(*), MAX(TIMESTAMPDIFF(SECOND, trx_started, NOW())) "
+                  "FROM information_schema.INNODB_TRX")
 
 
 class RowReader(Protocol):
@@ -68,3 +72,5 @@ def read_dictionary(r: RowReader, variables: dict[str, Any], raw: RawServer) -> 
         raw.auto_increment = r.rows(Q_AUTO_INCREMENT, "auto_increment", fatal=False)
         raw.auto_increment_columns = r.rows(Q_AUTO_INCREMENT_COLUMNS, "auto_increment_columns", fatal=False)
     raw.plugins = r.rows(Q_PLUGINS, "plugins", fatal=False)
+    raw.time_zones = r.rows(Q_TIME_ZONES, "time_zones", fatal=False)
+    raw.transactions = r.rows(Q_TRANSACTIONS, "transactions", fatal=False)

@@ -14,7 +14,8 @@ import re
 from typing import Any, Optional
 
 from advisor.collect.raw import QueryError, RawServer
-from advisor.snapshot import Account, AutoIncrement, DataDictionary, SchemaInfo, SchemaTables, ServerFacts
+from advisor.snapshot import (Account, AutoIncrement, DataDictionary, LongTransactions, SchemaInfo, SchemaTables,
+                              ServerFacts)
 from advisor.units import parse_bool
 from advisor.versions import Version, detect_flavor
 
@@ -237,11 +238,28 @@ def parse_plugins(raw: RawServer, facts: ServerFacts) -> None:
                                                       "a login needs no grant for it"))
 
 
+def parse_time_zones_and_transactions(raw: RawServer, facts: ServerFacts) -> None:
+    who = account_name(raw.current_user)
+    if raw.time_zones:
+        facts.time_zone_names = int(raw.time_zones[0][0] or 0)
+    elif "time_zones" in raw.errors:
+        facts.note_missing("server.time_zone_names", _refused(raw.errors["time_zones"], "mysql.time_zone_name",
+                                                              f"run `GRANT SELECT ON mysql.time_zone_name TO {who}`"))
+    if raw.transactions:
+        count, oldest = raw.transactions[0]
+        facts.transactions = LongTransactions.model_construct(count=int(count or 0),
+                                                              oldest_seconds=None if oldest is None else int(oldest))
+    elif "transactions" in raw.errors:
+        facts.note_missing("server.transactions", _refused(raw.errors["transactions"], "information_schema.INNODB_TRX",
+                                                           f"run `GRANT PROCESS ON *.* TO {who}`"))
+
+
 def parse_dictionary(raw: RawServer, facts: ServerFacts) -> None:
     variables = {k.lower(): v for k, v in raw.variables}
     flavor, version = _flavor_version(variables)
     if not reads_dictionary(variables):
-        for path in ("server.accounts", "server.schemas", "server.tables", "server.plugins"):
+        for path in ("server.accounts", "server.schemas", "server.tables", "server.plugins", "server.time_zone_names",
+                     "server.transactions"):
             facts.note_missing(path, f"not read on {flavor}: accounts and the data dictionary are read on MySQL, "
                                "Percona Server and MariaDB")
         return
@@ -250,3 +268,4 @@ def parse_dictionary(raw: RawServer, facts: ServerFacts) -> None:
     parse_schemas(raw, facts, privs)
     parse_tables(raw, facts, privs)
     parse_plugins(raw, facts)
+    parse_time_zones_and_transactions(raw, facts)

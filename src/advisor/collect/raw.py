@@ -39,5 +39,7 @@ class RawServer:
     auto_increment: Optional[list[tuple[Any, ...]]] = None
     auto_increment_columns: Optional[list[tuple[Any, ...]]] = None
     plugins: Optional[list[tuple[Any, ...]]] = None
+    time_zones: Optional[list[tuple[Any, ...]]] = None
+    transactions: Optional[list[tuple[Any, ...]]] = None
     errors: dict[str, QueryError] = field(default_factory=dict)
     queries: list[str] = field(default_factory=list)

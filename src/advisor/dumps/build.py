@@ -197,7 +197,9 @@ def _mark_server_missing(server: ServerFacts, target: Target, has_status: bool) 
         "live server, or collect a snapshot with `advisor collect`"))
     for path, what in (("server.accounts", "accounts (mysql.user)"), ("server.schemas", "schemas (information_schema.SCHEMATA)"),
                        ("server.tables", "tables per schema (information_schema.TABLES)"),
-                       ("server.plugins", "plugins (information_schema.PLUGINS)")):
+                       ("server.plugins", "plugins (information_schema.PLUGINS)"),
+                       ("server.time_zone_names", "time zone tables (mysql.time_zone_name)"),
+                       ("server.transactions", "open transactions (information_schema.INNODB_TRX)")):
         server.note_missing(path, (
             f"imported from a dump: {what} are not part of SHOW VARIABLES/STATUS. Tip: audit the live server, or "
             "collect a snapshot with `advisor collect` (docs/privileges.md lists the grants)"))
