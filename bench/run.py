@@ -121,7 +121,11 @@ def render_sections(raw: dict, size: str) -> dict[str, str]:
             "crash, see the detection notes). Import profile of `advisor audit --demo` (`python -X importtime`):\n\n"
             + imports)
     if "detection" in raw:
-        sections["detection"] = detection.render(raw["detection"]) + "\n\n" + PEER_NOTES
+        reused = raw["detection"].get("peers_from")
+        note = (f"pt-variable-advisor's and mysqltuner's outputs were taken from an earlier run of the same scenarios "
+                f"(`--peers-from {reused}`: same server options, the peers' outputs do not depend on the advisor); "
+                "the peers ran live for the scenarios that run did not have.\n\n") if reused else ""
+        sections["detection"] = note + detection.render(raw["detection"]) + "\n\n" + PEER_NOTES
     if "outcome" in raw:
         sections["outcome"] = outcome.render(raw["outcome"])
     if "scale" in raw:
