@@ -83,3 +83,13 @@ def test_test_schemas():
     schemas = [{"name": n} for n in ("mysql", "test", "test_app", "testing", "latest")]
     assert view({"server.schemas": schemas}).get("derived.test_schemas") == "test, test_app"
     assert view({"server.schemas": [{"name": "app"}]}).get("derived.test_schemas") == ""
+
+
+def test_replication_accounts_with_writes():
+    accounts = [{"user": "repl", "host": "10.0.%", "global_privileges": ["REPLICATION SLAVE"]},
+                {"user": "repl_all", "host": "%", "global_privileges": ["REPLICATION SLAVE", "SELECT", "INSERT"]},
+                {"user": "root", "host": "localhost", "global_privileges": ["REPLICATION SLAVE", "SUPER"]},
+                {"user": "old", "host": "%", "global_privileges": ["REPLICATION SLAVE", "SUPER"], "locked": True}]
+    view_ = view({"server.accounts": accounts})
+    assert view_.get("derived.replication_accounts_with_writes") == "'repl_all'@'%'"
+    assert view_.get("derived.replication_accounts_with_writes_count") == 1

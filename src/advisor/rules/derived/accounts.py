@@ -78,6 +78,14 @@ _listing("remote_accounts_without_tls", "Accounts reachable from other hosts (ho
          "with no REQUIRE SSL/X509 clause (ssl_type empty), not locked.", lambda a: remote(a) and not a.ssl_type)
 
 
+WRITE_PRIVILEGES = ("INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "ALTER", "SUPER", "FILE", "GRANT OPTION")
+_listing("replication_accounts_with_writes", "Accounts with the global REPLICATION SLAVE privilege that also hold "
+         "global privileges to change data or the server (INSERT, UPDATE, DELETE, CREATE, DROP, ALTER, SUPER, FILE, "
+         "GRANT OPTION), not locked; root is left out.",
+         lambda a: "REPLICATION SLAVE" in a.global_privileges and a.user != "root"
+         and any(p in a.global_privileges for p in WRITE_PRIVILEGES))
+
+
 @FACTS.define("password_check", "The password-validation plugin or component the server has loaded "
               "(validate_password on MySQL/Percona, simple_password_check or cracklib_password_check on "
               "MariaDB), from the variables it registers or information_schema.PLUGINS; '' when neither shows "
