@@ -155,7 +155,15 @@ class LongTransactions(_Model):
     oldest_seconds: Optional[int] = Field(None, description="age of the oldest open transaction; None when none is open")
 
 
-LATER_SERVER_SECTIONS = ("accounts", "schemas", "tables", "plugins", "time_zone_names", "transactions")  # issue 15; left out of the JSON when None
+class TlsCertificate(_Model):
+    """The server certificate's expiry (status Ssl_server_not_after) against the collection time."""
+
+    not_after: str = Field(description="ISO 8601 UTC")
+    days_left: float = Field(description="days from the collection to not_after; negative once expired")
+
+
+LATER_SERVER_SECTIONS = ("accounts", "schemas", "tables", "plugins", "time_zone_names", "transactions",
+                         "tls_certificate")  # issue 15; left out of the JSON when None
 
 
 class ServerFacts(_Section):
@@ -174,6 +182,7 @@ class ServerFacts(_Section):
     plugins: Optional[dict[str, str]] = Field(None, description="information_schema.PLUGINS name -> status")
     time_zone_names: Optional[int] = Field(None, description="rows of mysql.time_zone_name (named time zones loaded)")
     transactions: Optional[LongTransactions] = None
+    tls_certificate: Optional[TlsCertificate] = None
 
 
 # ---------------------------------------------------------------- host (issue: host facts)

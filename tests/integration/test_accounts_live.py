@@ -136,3 +136,14 @@ def test_minimal_account_gets_unknown_naming_the_grant(seeded):
     for rule in ("account-without-password", "tables-without-primary-key", "test-database-present"):
         assert outcomes[rule]["status"] in ("fired", "passed"), outcomes[rule]
     assert outcomes["account-without-password"]["status"] == "fired"
+
+
+def test_certificate_expiry_is_collected(mariadb_factory, tls_certs):
+    db = mariadb_factory(tls=tls_certs)
+    code, report, err = run_json("audit", *conn_args(db), "--no-calibrate", "--purpose", "production", "--format", "json")
+    assert code in (0, 1), err
+    outcome = next(o for o in report["outcomes"] if o["rule"] == "tls-certificate-expiring")
+    assert outcome["status"] == "passed", outcome  # tests/support/certs.py: valid for 365 days from yesterday
+    p = run_cli("collect", *conn_args(db))
+    cert = json.loads(p.stdout)["server"]["tls_certificate"]
+    assert 362 < cert["days_left"] < 365 and cert["not_after"].endswith("Z")

@@ -100,3 +100,16 @@ def test_refusals_and_partial_visibility_name_the_grant():
     tidb = facts_of(raw_for("8.0.11-TiDB-v7.5.1"))
     assert {m.fact for m in tidb.missing} == {"server.accounts", "server.schemas", "server.tables", "server.plugins",
                                              "server.time_zone_names", "server.transactions"}
+
+
+def test_certificate_expiry_against_the_read_time():
+    from advisor.collect.parse import certificate_expiry, parse_certificate
+
+    read_at = 1798761600.0  # 2027-01-01T00:00:00Z
+    cert = certificate_expiry("Jan 31 00:00:00 2027 GMT", read_at)
+    assert (cert.not_after, cert.days_left) == ("2027-01-31T00:00:00Z", 30.0)
+    assert certificate_expiry("Dec  1 12:00:00 2026 GMT", read_at).days_left == -30.5  # OpenSSL pads the day
+    assert certificate_expiry("soon", read_at) is None
+    facts = ServerFacts.model_construct(variables={}, status={}, missing=[])
+    parse_certificate(RawServer(status=[("Ssl_server_not_after", "")], read_at=read_at), facts)
+    assert facts.tls_certificate is None and "reports no certificate" in facts.missing[0].reason

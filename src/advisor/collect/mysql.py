@@ -86,6 +86,7 @@ def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
     r = _Reader(conn, ep, raw)
     raw.variables = [(str(a), b) for a, b in (r.rows(Q_VARIABLES, "variables", fatal=True) or [])]
     raw.status = [(str(a), b) for a, b in (r.rows(Q_STATUS, "status", fatal=True) or [])]
+    raw.read_at = time.time()
     t0 = time.monotonic()
     raw.session_ssl = [(str(a), b) for a, b in (r.rows(Q_SESSION_SSL, "session_ssl", fatal=False) or [])]
     cid = r.rows(Q_CONNECTION_ID, "connection_id", fatal=False)

@@ -41,5 +41,6 @@ class RawServer:
     plugins: Optional[list[tuple[Any, ...]]] = None
     time_zones: Optional[list[tuple[Any, ...]]] = None
     transactions: Optional[list[tuple[Any, ...]]] = None
+    read_at: Optional[float] = None  # epoch seconds when SHOW GLOBAL STATUS was read (certificate expiry)
     errors: dict[str, QueryError] = field(default_factory=dict)
     queries: list[str] = field(default_factory=list)

@@ -203,6 +203,9 @@ def _mark_server_missing(server: ServerFacts, target: Target, has_status: bool) 
         server.note_missing(path, (
             f"imported from a dump: {what} are not part of SHOW VARIABLES/STATUS. Tip: audit the live server, or "
             "collect a snapshot with `advisor collect` (docs/privileges.md lists the grants)"))
+    server.note_missing("server.tls_certificate", (
+        "imported from a dump: when the dump was taken is not known, so the certificate's remaining days "
+        "(Ssl_server_not_after) are not judged. Tip: audit the live server"))
     if target.flavor == "tidb":
         server.note_missing("server.tidb_config", (
             "imported from a dump: TiDB's SHOW CONFIG is not part of it. Tip: audit the live server"))
