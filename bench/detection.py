@@ -567,7 +567,7 @@ CANON = [
           prepare=fill_connections),
     # correctness
     Canon("sql-mode-empty", "sql_mode empty (not strict)", ("sql-mode-not-strict",), "warning", {"sql-mode": ""},
-          peer_pattern=r"sql_mode|strict"),
+          peer_pattern=r"sql_mode|\bstrict"),  # not "restrictions"
     Canon("no-engine-subst", "engine substitution allowed", ("engine-substitution-allowed",), "info",
           {"sql-mode": "STRICT_TRANS_TABLES"}, peer_pattern=r"sql_mode|substitution"),
     Canon("fk-checks-off", "foreign_key_checks off globally", ("foreign-key-checks-off",), "critical", {},
@@ -696,8 +696,8 @@ def s_tls_on_network() -> Scenario:
 def scenarios(quick: bool) -> list[Callable[[], Scenario]]:
     out = [
         lambda: s_mariadb("baseline", (), {"innodb-buffer-pool-size": "1G", "innodb-log-file-size": "2G",
-                                            "max-connections": "500"}, purpose="benchmark",
-                          note="tuned for this machine; no seeded pitfall (false-positive check)"),
+                                            "max-connections": "500"}, purpose="benchmark", harden=True,
+                          note="tuned for this machine, accounts hardened; no seeded pitfall (false-positive check)"),
         lambda: s_mariadb("tls-on", ("tls",), {}, tls=True, note="server certificates; clients negotiate TLS"),
         lambda: s_mariadb("sort-32m", ("sort",), {"sort-buffer-size": "32M"}),
         lambda: s_mariadb("redo-48m", ("redo",), {"innodb-log-file-size": "48M"}),
