@@ -123,22 +123,35 @@ def peer_verdict(lines: list[str], pitfall: Pitfall, text: str) -> str:
     return "yes" if "yes" in verdicts else "wrong"
 
 
-def run_peers(port: int, host: str = "127.0.0.1") -> dict[str, str]:
+def run_peers(port: int, host: str = "127.0.0.1", socket: str = "") -> dict[str, tuple[str, int]]:
     with tempfile.TemporaryDirectory() as tmp:
         cnf = Path(tmp) / "c.cnf"
-        cnf.write_text(f"[client]\nuser=root\npassword=\nhost={host}\nport={port}\n")
-        pt = timed(["pt-variable-advisor", f"h={host},P={port},u=root"], timeout=120)
-        mt = timed(["mysqltuner", "--defaults-file", str(cnf), "--host", host, "--port", str(port), "--nocolor",
-                    "--forcemem", "24000"], timeout=300)
+        if socket:  # a clean configuration: root authenticates through unix_socket only
+            cnf.write_text(f"[client]\nuser=root\nsocket={socket}\n")
+            pt = timed(["pt-variable-advisor", f"S={socket},u=root"], timeout=120)
+            where = ["--socket", socket]
+        else:
+            cnf.write_text(f"[client]\nuser=root\npassword=\nhost={host}\nport={port}\n")
+            pt = timed(["pt-variable-advisor", f"h={host},P={port},u=root"], timeout=120)
+            where = ["--host", host, "--port", str(port)]
+        mt = timed(["mysqltuner", "--defaults-file", str(cnf), *where, "--nocolor", "--forcemem", "24000"], timeout=300)
     return {"pt-variable-advisor": (pt.stdout + pt.stderr, pt.returncode),
             "mysqltuner": (mt.stdout + mt.stderr, mt.returncode)}
 
 
-WITH_PEERS = {"on": True}  # run() switches the peers off for --advisor-only
+# run() sets these: "on" False for --advisor-only; "from" a directory of an earlier run's peer
+# outputs (--peers-from) to take instead of running the peers again on the same scenario.
+WITH_PEERS: dict = {"on": True, "from": None}
 
 
-def maybe_peers(port: int, host: str = "127.0.0.1") -> dict:
-    return run_peers(port, host) if WITH_PEERS["on"] else {}
+def maybe_peers(name: str, port: int, host: str = "127.0.0.1", socket: str = "") -> dict:
+    if not WITH_PEERS["on"]:
+        return {}
+    src = Path(WITH_PEERS["from"]) if WITH_PEERS["from"] else None
+    if src is not None and (src / f"{name}.peers.json").exists():  # a scenario new since that run: run them
+        codes = json.loads((src / f"{name}.peers.json").read_text())
+        return {t: ((src / f"{name}.{t}.txt").read_text(), rc) for t, rc in codes.items()}
+    return run_peers(port, host, socket)
 
 
 def advisor_report(args: list[str]) -> dict:
@@ -167,8 +180,20 @@ def advisor_verdict(report: dict, pitfall: Pitfall) -> tuple[str, list[str]]:
     return ("yes" if best >= RANK[pitfall.severity] else "low"), shown
 
 
-def conn(port: int, host: str = "127.0.0.1") -> list[str]:
+def conn(port: int, host: str = "127.0.0.1", socket: str = "") -> list[str]:
+    if socket:
+        return ["--socket", socket, "--user", "root", "--no-defaults"]
     return ["--host", host, "--port", str(port), "--user", "root", "--no-defaults"]
+
+
+# The template datadir's accounts (tests/support/mariadb.py) are a test fixture, not a careful
+# server: root@'%' and root@127.0.0.1 without a password, pwuser@'%' with ALL. A clean
+# configuration keeps root@localhost through unix_socket (MariaDB's own default since 10.4; the
+# bench runs as the OS user root) and drops the rest, and every tool connects over the socket.
+HARDEN_ACCOUNTS = (
+    "ALTER USER 'root'@'localhost' IDENTIFIED VIA unix_socket",
+    "DROP USER IF EXISTS 'root'@'%', 'root'@'127.0.0.1', 'root'@'::1', 'pwuser'@'%', 'advisor_ro'@'%'",
+)
 
 
 def evaluate(sc: Scenario, report: dict, peers: dict[str, tuple[str, int]]) -> None:
@@ -176,6 +201,8 @@ def evaluate(sc: Scenario, report: dict, peers: dict[str, tuple[str, int]]) -> N
     out.mkdir(parents=True, exist_ok=True)
     for tool, (text, _) in peers.items():
         (out / f"{sc.name}.{tool}.txt").write_text(text)
+    if peers:
+        (out / f"{sc.name}.peers.json").write_text(json.dumps({t: rc for t, (_, rc) in peers.items()}))
     (out / f"{sc.name}.advisor.json").write_text(json.dumps(report, indent=1))
     sc.exit_codes = {tool: rc for tool, (_, rc) in peers.items()}
     for pid in list(PITFALLS):
@@ -215,7 +242,7 @@ def some_writes(db: MariaDB) -> None:
 
 def s_mariadb(name: str, pitfalls: tuple[str, ...], options: dict, purpose: str = "benchmark",
               prepare: Optional[Callable[[MariaDB], None]] = None, tls: bool = False, note: str = "",
-              server: Optional[dict] = None, clean: bool = False) -> Scenario:
+              server: Optional[dict] = None, clean: bool = False, harden: bool = False) -> Scenario:
     sc = Scenario(name, pitfalls, purpose, note, clean=clean)
     with tempfile.TemporaryDirectory() as tmp:
         certs = make_certs(Path(tmp)) if tls else None
@@ -224,10 +251,15 @@ def s_mariadb(name: str, pitfalls: tuple[str, ...], options: dict, purpose: str 
         options = {k: str(v).replace("{files}", str(files)) for k, v in options.items()}
         with MariaDB(options={**COMMON, **options}, tls=certs, **(server or {})) as db:
             some_writes(db)
+            socket = ""
+            if clean or harden:  # accounts as a careful DBA leaves them; then only the seeded pitfall
+                sql(*HARDEN_ACCOUNTS)(db)
+                socket = db.socket
+                db.hardened = True  # type: ignore[attr-defined]  # sql() connects over the socket from now on
             if prepare:
                 prepare(db)
-            report = advisor_report([*conn(db.port), "--purpose", purpose, "--no-calibrate"])
-            evaluate(sc, report, maybe_peers(db.port))
+            report = advisor_report([*conn(db.port, socket=socket), "--purpose", purpose, "--no-calibrate"])
+            evaluate(sc, report, maybe_peers(sc.name, db.port, socket=socket))
     return sc
 
 
@@ -267,7 +299,7 @@ def s_tree(name: str, pitfall: str, tree: str, address: str, note: str) -> Scena
             fh.write(snap.to_json())
         report = advisor_report(["--snapshot", fh.name, "--purpose", "benchmark"])
         Path(fh.name).unlink()
-        evaluate(sc, report, maybe_peers(db.port))
+        evaluate(sc, report, maybe_peers(sc.name, db.port))
     return sc
 
 
@@ -289,7 +321,7 @@ def s_replay(name: str, pitfall: str, set_name: str, overrides: dict, purpose: s
     data["queries"] = [SHOW_ENGINES] + list(data.get("queries", []))
     with ReplayServer(data) as srv:
         report = advisor_report([*conn(srv.port), "--purpose", purpose, "--no-calibrate"])
-        evaluate(sc, report, maybe_peers(srv.port))
+        evaluate(sc, report, maybe_peers(sc.name, srv.port))
     return sc
 
 
@@ -298,7 +330,7 @@ def s_shaped() -> Scenario:
     with NetNS(rate="100mbit") as ns, MariaDB(options=COMMON, netns=ns) as db:
         some_writes(db)
         report = advisor_report([*conn(db.port, ns.ns_addr), "--purpose", "benchmark", "--calibrate-seconds", "6"])
-        evaluate(sc, report, maybe_peers(db.port, ns.ns_addr))
+        evaluate(sc, report, maybe_peers(sc.name, db.port, ns.ns_addr))
     return sc
 
 
@@ -307,7 +339,8 @@ def s_shaped() -> Scenario:
 def sql(*statements: str) -> Callable[[MariaDB], None]:
     """A prepare step that runs statements on one root connection (autocommit)."""
     def run_them(db: MariaDB) -> None:
-        c = db.connect(autocommit=True)
+        via = {"unix_socket": db.socket} if getattr(db, "hardened", False) else {}
+        c = db.connect(autocommit=True, **via)
         try:
             with c.cursor() as cur:
                 for st in statements:
@@ -379,6 +412,7 @@ class Canon:
     prepare: Optional[Callable[[MariaDB], None]] = None
     server: Optional[dict] = None
     tls: bool = False
+    harden: bool = False             # accounts hardened first (HARDEN_ACCOUNTS), tools connect over the socket
 
 
 CANON = [
@@ -533,7 +567,7 @@ CANON = [
           prepare=fill_connections),
     # correctness
     Canon("sql-mode-empty", "sql_mode empty (not strict)", ("sql-mode-not-strict",), "warning", {"sql-mode": ""},
-          peer_pattern=r"sql_mode|strict"),
+          peer_pattern=r"sql_mode|\bstrict"),  # not "restrictions"
     Canon("no-engine-subst", "engine substitution allowed", ("engine-substitution-allowed",), "info",
           {"sql-mode": "STRICT_TRANS_TABLES"}, peer_pattern=r"sql_mode|substitution"),
     Canon("fk-checks-off", "foreign_key_checks off globally", ("foreign-key-checks-off",), "critical", {},
@@ -555,6 +589,26 @@ CANON = [
           {"tls-version": "TLSv1.1,TLSv1.2,TLSv1.3"}, tls=True, peer_pattern=r"tls ?v?1\.[01]|tls_version|protocol"),
     Canon("skip-grant", "privilege checks skipped", ("grant-tables-skipped",), "critical", {"skip-grant-tables": "ON"},
           peer_pattern=r"skip.grant|grant tables"),
+    # accounts and the data dictionary (issue 15); the account scenarios start from hardened accounts
+    Canon("empty-password", "an application account without a password", ("account-without-password",), "critical",
+          {}, harden=True, prepare=sql("CREATE USER 'app'@'10.0.1.%' IDENTIFIED BY ''"),
+          peer_pattern=r"without password|no password|empty password|blank password"),
+    Canon("anonymous-account", "an anonymous account", ("anonymous-account-present",), "warning", {}, harden=True,
+          prepare=sql("CREATE USER ''@'localhost' IDENTIFIED BY 'Anon-pass-1'"), peer_pattern=r"anonymous"),
+    Canon("remote-root", "root reachable from any host", ("root-reachable-remotely",), "warning", {}, harden=True,
+          prepare=sql("CREATE USER 'root'@'%' IDENTIFIED BY 'Remote-root-pass-1'",
+                      "GRANT ALL PRIVILEGES ON *.* TO 'root'@'%' WITH GRANT OPTION"),
+          peer_pattern=r"root.*(remote|host|%)|(remote|host|%).*root"),
+    Canon("no-primary-key", "InnoDB tables without a primary key", ("tables-without-primary-key",), "warning", {},
+          prepare=sql("CREATE DATABASE app", "CREATE TABLE app.events (at DATETIME, what VARCHAR(64)) ENGINE=InnoDB",
+                      "INSERT INTO app.events VALUES (NOW(), 'x')"),
+          peer_pattern=r"primary key|without pk|no pk"),
+    Canon("auto-increment-full", "AUTO_INCREMENT at 93 % of INT", ("auto-increment-near-limit",), "warning", {},
+          prepare=sql("CREATE DATABASE app", "CREATE TABLE app.orders (id INT AUTO_INCREMENT PRIMARY KEY, v INT) "
+                      "ENGINE=InnoDB AUTO_INCREMENT=2000000000", "INSERT INTO app.orders (v) VALUES (1)"),
+          peer_pattern=r"auto.increment|autoinc"),
+    Canon("test-database", "a test schema", ("test-database-present",), "info", {},
+          prepare=sql("CREATE DATABASE test"), peer_pattern=r"\btest\b.*(database|schema)|(database|schema).*\btest\b"),
 ]
 
 
@@ -609,7 +663,7 @@ def canon_scenarios() -> list[Callable[[], Scenario]]:
     for c in CANON:
         out.append(named(f"canon-{c.name}", lambda c=c: s_mariadb(
             f"canon-{c.name}", (c.name,), c.options, purpose=c.purpose, prepare=c.prepare, tls=c.tls,
-            server=c.server, note=f"{c.title} (expects {', '.join(c.rules)} at {c.severity} or above)")))
+            server=c.server, harden=c.harden, note=f"{c.title} (expects {', '.join(c.rules)} at {c.severity} or above)")))
     out.append(named("canon-stock-production", lambda: s_mariadb(
         "canon-stock-production", tuple(p.id for p in STOCK), {}, purpose="production",
         note="MariaDB 10.11's defaults judged for production")))
@@ -635,15 +689,15 @@ def s_tls_on_network() -> Scenario:
     with NetNS() as ns, MariaDB(options=COMMON, netns=ns) as db:
         some_writes(db)
         report = advisor_report([*conn(db.port, ns.ns_addr), "--purpose", "production", "--no-calibrate"])
-        evaluate(sc, report, maybe_peers(db.port, ns.ns_addr))
+        evaluate(sc, report, maybe_peers(sc.name, db.port, ns.ns_addr))
     return sc
 
 
 def scenarios(quick: bool) -> list[Callable[[], Scenario]]:
     out = [
         lambda: s_mariadb("baseline", (), {"innodb-buffer-pool-size": "1G", "innodb-log-file-size": "2G",
-                                            "max-connections": "500"}, purpose="benchmark",
-                          note="tuned for this machine; no seeded pitfall (false-positive check)"),
+                                            "max-connections": "500"}, purpose="benchmark", harden=True,
+                          note="tuned for this machine, accounts hardened; no seeded pitfall (false-positive check)"),
         lambda: s_mariadb("tls-on", ("tls",), {}, tls=True, note="server certificates; clients negotiate TLS"),
         lambda: s_mariadb("sort-32m", ("sort",), {"sort-buffer-size": "32M"}),
         lambda: s_mariadb("redo-48m", ("redo",), {"innodb-log-file-size": "48M"}),
@@ -667,8 +721,9 @@ def scenarios(quick: bool) -> list[Callable[[], Scenario]]:
     return out + canon_scenarios()
 
 
-def run(quick: bool = False, peers: bool = True, only: str = "") -> dict:
+def run(quick: bool = False, peers: bool = True, only: str = "", peers_from: str = "") -> dict:
     WITH_PEERS["on"] = peers
+    WITH_PEERS["from"] = peers_from or None
     if peers:
         ensure_packages({"pt-variable-advisor": "percona-toolkit", "mysqltuner": "mysqltuner"})
     installed_advisor()
@@ -760,8 +815,10 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--advisor-only", action="store_true", help="do not run pt-variable-advisor and mysqltuner")
     ap.add_argument("--only", default="", help="run only scenarios whose name starts with this (canon ones)")
+    ap.add_argument("--peers-from", default="", help="take the peers' outputs from an earlier run's "
+                    "bench/out/detection copy instead of running them again (same scenarios, same servers)")
     a = ap.parse_args()
-    print(render(run(a.quick, peers=not a.advisor_only, only=a.only)))
+    print(render(run(a.quick, peers=not a.advisor_only, only=a.only, peers_from=a.peers_from)))
 
 
 if __name__ == "__main__":

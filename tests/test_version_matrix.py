@@ -53,13 +53,23 @@ def findings(name: str, purpose: str) -> dict[str, str]:
     return {o.rule: o.finding.severity for o in outs if o.status == "fired" and o.finding is not None}
 
 
+def quiet(name: str, purpose: str) -> dict[str, str]:
+    """Every rule that did not fire, with its outcome (passed, unknown, not_applicable)."""
+    outs = evaluate(snapshot(name), RULES, purpose, catalogue=default_catalogue())
+    return {o.rule: o.status for o in outs if o.status != "fired"}
+
+
 def expected_text(name: str) -> str:
     lines = [f"# Expected findings (rule id = severity) of the rule catalogue on the recorded set {name},",
-             "# checked by tests/test_version_matrix.py. Regenerate with `python3 -m pytest --update-golden` and "
-             "review the diff."]
+             "# and the outcome of every other rule ([<purpose>-quiet]: passed, unknown, not_applicable), so that",
+             "# every rule is reviewed against every set; checked by tests/test_version_matrix.py. Regenerate",
+             "# with `python3 -m pytest --update-golden` and review the diff."]
     for purpose in PURPOSES:
         lines += ["", f"[{purpose}]"]
         lines += [f'"{rule}" = "{sev}"' for rule, sev in sorted(findings(name, purpose).items())]
+    for purpose in PURPOSES:
+        lines += ["", f"[{purpose}-quiet]"]
+        lines += [f'"{rule}" = "{status}"' for rule, status in sorted(quiet(name, purpose).items())]
     return "\n".join(lines) + "\n"
 
 
@@ -72,6 +82,8 @@ def test_findings_equal_expected(name, purpose, golden):
     assert path.is_file(), f"missing {path}; create it with `python3 -m pytest --update-golden` and review it"
     want = tomllib.loads(path.read_text(encoding="utf-8"))
     assert findings(name, purpose) == want[purpose]
+    assert quiet(name, purpose) == want[f"{purpose}-quiet"]
+    assert set(want[purpose]) | set(want[f"{purpose}-quiet"]) == {r.id for r in RULES}  # every rule reviewed
 
 
 @pytest.mark.parametrize("purpose", PURPOSES)

@@ -110,6 +110,79 @@ class StatusInterval(_Model):
     rates: dict[str, float] = Field(default_factory=dict)
 
 
+# ---------------------------------------------------------------- accounts and data dictionary (issue 15)
+
+class Account(_Model):
+    """One row of mysql.user (mysql.global_priv on MariaDB 10.4+). Never the hash itself: only
+    whether the authentication string is empty."""
+
+    user: str
+    host: str
+    plugin: str = Field("", description="authentication plugin ('' read as mysql_native_password)")
+    empty_password: bool = Field(False, description="the authentication string (and MariaDB's Password) is ''")
+    locked: Optional[bool] = Field(None, description="account_locked; None where the server has no such flag")
+    password_expired: Optional[bool] = None
+    is_role: bool = False
+    ssl_type: str = Field("", description="REQUIRE clause: '', ANY, X509, SPECIFIED")
+    global_privileges: list[str] = Field(default_factory=list,
+                                         description="global privileges from mysql.user's *_priv columns, e.g. SUPER")
+
+
+class SchemaInfo(_Model):
+    name: str
+    charset: str = ""
+    collation: str = ""
+
+
+class AutoIncrement(_Model):
+    """A table's next AUTO_INCREMENT value against its column type's maximum."""
+
+    table: str = Field(description="schema.table")
+    column_type: str
+    next_value: int
+    max_value: int
+
+
+class SchemaTables(_Model):
+    """Base tables of one user schema (information_schema.TABLES)."""
+
+    tables: int = 0
+    engines: dict[str, int] = Field(default_factory=dict, description="engine -> number of tables")
+    collations: dict[str, int] = Field(default_factory=dict, description="table collation -> number of tables")
+    without_primary_key: int = Field(0, description="InnoDB tables with neither a PRIMARY KEY nor a UNIQUE key "
+                                                    "over NOT NULL columns (which InnoDB would cluster on)")
+    data_free_bytes: int = 0
+
+
+class DataDictionary(_Model):
+    """User schemas (not mysql, information_schema, performance_schema, sys)."""
+
+    schemas: dict[str, SchemaTables] = Field(default_factory=dict)
+    without_primary_key: list[str] = Field(default_factory=list,
+                                           description="the first 20 such tables, schema.table, in name order")
+    auto_increment: list[AutoIncrement] = Field(default_factory=list,
+                                                description="the tables whose AUTO_INCREMENT is closest to its "
+                                                            "type's maximum (at most 20, highest share first)")
+
+
+class LongTransactions(_Model):
+    """information_schema.INNODB_TRX: open InnoDB transactions at collection time."""
+
+    count: int = 0
+    oldest_seconds: Optional[int] = Field(None, description="age of the oldest open transaction; None when none is open")
+
+
+class TlsCertificate(_Model):
+    """The server certificate's expiry (status Ssl_server_not_after) against the collection time."""
+
+    not_after: str = Field(description="ISO 8601 UTC")
+    days_left: float = Field(description="days from the collection to not_after; negative once expired")
+
+
+LATER_SERVER_SECTIONS = ("accounts", "schemas", "tables", "plugins", "time_zone_names", "transactions",
+                         "tls_certificate")  # issue 15; left out of the JSON when None
+
+
 class ServerFacts(_Section):
     variables: dict[str, str] = Field(default_factory=dict)
     status: dict[str, str] = Field(default_factory=dict)
@@ -120,6 +193,13 @@ class ServerFacts(_Section):
     tls_channels: Optional[dict[str, str]] = Field(
         None, description="MySQL 8 performance_schema.tls_channel_status for mysql_main, PROPERTY -> VALUE")
     tidb_config: Optional[dict[str, str]] = Field(None, description="TiDB SHOW CONFIG items the rules read")
+    accounts: Optional[list[Account]] = Field(None, description="mysql.user / mysql.global_priv, no password hashes")
+    schemas: Optional[list[SchemaInfo]] = Field(None, description="information_schema.SCHEMATA, every schema")
+    tables: Optional[DataDictionary] = Field(None, description="information_schema.TABLES per user schema")
+    plugins: Optional[dict[str, str]] = Field(None, description="information_schema.PLUGINS name -> status")
+    time_zone_names: Optional[int] = Field(None, description="rows of mysql.time_zone_name (named time zones loaded)")
+    transactions: Optional[LongTransactions] = None
+    tls_certificate: Optional[TlsCertificate] = None
 
 
 # ---------------------------------------------------------------- host (issue: host facts)
@@ -395,9 +475,13 @@ class Snapshot(_Model):
                                                              "`advisor import`; None for a live collection")
 
     def to_json(self) -> str:
-        # `imported` is written only when set, so a collected snapshot reads as it did before the field existed
-        exclude = {"imported"} if self.imported is None else None
-        return self.model_dump_json(indent=2, exclude_none=False, exclude=exclude) + "\n"
+        # `imported` and the account / data-dictionary sections are written only when set, so a
+        # snapshot without them reads as it did before the fields existed
+        exclude: dict = {"imported": True} if self.imported is None else {}
+        unset = {f for f in LATER_SERVER_SECTIONS if getattr(self.server, f) is None}
+        if unset:
+            exclude["server"] = unset
+        return self.model_dump_json(indent=2, exclude_none=False, exclude=exclude or None) + "\n"
 
 
 def load_snapshot(text: str, source: str = "snapshot") -> Snapshot:

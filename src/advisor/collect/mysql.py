@@ -11,6 +11,7 @@ import time
 from typing import Any, Callable, Optional
 
 from advisor.collect.connection import Endpoint, scrub
+from advisor.collect.dictionary import read_dictionary
 from advisor.collect.parse import needs_ps_tls, needs_tidb_config, needs_tls_channels
 from advisor.collect.raw import QueryError, RawServer
 from advisor.errors import CollectionError
@@ -96,6 +97,7 @@ def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
     r = _Reader(conn, ep, raw)
     raw.variables = [(str(a), b) for a, b in (r.rows(Q_VARIABLES, "variables", fatal=True) or [])]
     raw.status = [(str(a), b) for a, b in (r.rows(Q_STATUS, "status", fatal=True) or [])]
+    raw.read_at = time.time()
     t0 = time.monotonic()
     raw.session_ssl = [(str(a), b) for a, b in (r.rows(Q_SESSION_SSL, "session_ssl", fatal=False) or [])]
     cid = r.rows(Q_CONNECTION_ID, "connection_id", fatal=False)
@@ -115,4 +117,7 @@ def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
             sleep(remaining)
         raw.status_after = [(str(a), b) for a, b in (r.rows(Q_STATUS, "status_after", fatal=True) or [])]
         raw.interval_seconds = time.monotonic() - t0
+    # last, after every status read: information_schema queries create temporary tables, which a
+    # sampled interval must not count as the workload's
+    read_dictionary(r, variables, raw)
     return raw

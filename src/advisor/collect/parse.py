@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from advisor.collect.dictionary_parse import parse_dictionary
 from advisor.collect.raw import RawServer
-from advisor.snapshot import (ConnectionInfo, EngineSize, ServerFacts, StatusInterval, Target, TlsSession,
-                              TlsUsage)
+from advisor.snapshot import (ConnectionInfo, EngineSize, ServerFacts, StatusInterval, Target, TlsCertificate,
+                              TlsSession, TlsUsage)
 from advisor.units import parse_bool, try_number
 from advisor.versions import Version, detect_flavor
 
@@ -145,6 +146,8 @@ def parse_server(raw: RawServer, user: Optional[str], ssl_mode: Optional[str], t
         e = raw.errors["tidb_config"]
         facts.note_missing("server.tidb_config", _why(e.code, e.message, "SHOW CONFIG"))
     _bench_config(raw, facts)
+    parse_dictionary(raw, facts)
+    parse_certificate(raw, facts)
     return facts
 
 
@@ -169,3 +172,30 @@ def _bench_config(raw: RawServer, facts: ServerFacts) -> None:
     facts.tidb_config = cfg
     if not any(k.startswith("tikv.") for k in per):
         facts.note_missing("server.tidb_config.tikv", "SHOW CONFIG returned no TiKV item (no TiKV instance answered)")
+
+
+def certificate_expiry(not_after: str, read_at: float) -> Optional[TlsCertificate]:
+    """Ssl_server_not_after as OpenSSL prints it ('Dec  1 12:00:00 2027 GMT') against the time the
+    status was read; None when it does not parse."""
+    import datetime as dt
+
+    try:
+        when = dt.datetime.strptime(" ".join(not_after.split()), "%b %d %H:%M:%S %Y GMT").replace(tzinfo=dt.timezone.utc)
+    except ValueError:
+        return None
+    return TlsCertificate.model_construct(not_after=when.isoformat().replace("+00:00", "Z"),
+                                          days_left=round((when.timestamp() - read_at) / 86400, 2))
+
+
+def parse_certificate(raw: RawServer, facts: ServerFacts) -> None:
+    status = {k.lower(): _text(v) for k, v in raw.status}
+    not_after = status.get("ssl_server_not_after", "").strip()
+    if not not_after:
+        facts.note_missing("server.tls_certificate", "the server reports no certificate (Ssl_server_not_after is "
+                           "empty or absent: TLS is off, or the flavor does not report it)")
+        return
+    cert = certificate_expiry(not_after, raw.read_at) if raw.read_at is not None else None
+    if cert is None:
+        facts.note_missing("server.tls_certificate", f"Ssl_server_not_after {not_after!r} is not a date the advisor reads")
+        return
+    facts.tls_certificate = cert

@@ -29,5 +29,19 @@ class RawServer:
     tls_channels: Optional[list[tuple[Any, ...]]] = None
     tidb_config: Optional[list[tuple[Any, ...]]] = None
     tidb_bench_config: Optional[list[tuple[Any, ...]]] = None
+    # accounts and the data dictionary (advisor.collect.dictionary)
+    current_user: Optional[str] = None
+    own_privileges: Optional[list[tuple[Any, ...]]] = None
+    accounts: Optional[list[tuple[Any, ...]]] = None
+    schemas: Optional[list[tuple[Any, ...]]] = None
+    tables: Optional[list[tuple[Any, ...]]] = None
+    innodb_tables: Optional[list[tuple[Any, ...]]] = None
+    unique_keys: Optional[list[tuple[Any, ...]]] = None
+    auto_increment: Optional[list[tuple[Any, ...]]] = None
+    auto_increment_columns: Optional[list[tuple[Any, ...]]] = None
+    plugins: Optional[list[tuple[Any, ...]]] = None
+    time_zones: Optional[list[tuple[Any, ...]]] = None
+    transactions: Optional[list[tuple[Any, ...]]] = None
+    read_at: Optional[float] = None  # epoch seconds when SHOW GLOBAL STATUS was read (certificate expiry)
     errors: dict[str, QueryError] = field(default_factory=dict)
     queries: list[str] = field(default_factory=list)

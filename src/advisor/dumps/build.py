@@ -195,6 +195,17 @@ def _mark_server_missing(server: ServerFacts, target: Target, has_status: bool) 
     server.note_missing("server.data_size", (
         "imported from a dump: data size per engine (information_schema.TABLES) is not part of it. Tip: audit the "
         "live server, or collect a snapshot with `advisor collect`"))
+    for path, what in (("server.accounts", "accounts (mysql.user)"), ("server.schemas", "schemas (information_schema.SCHEMATA)"),
+                       ("server.tables", "tables per schema (information_schema.TABLES)"),
+                       ("server.plugins", "plugins (information_schema.PLUGINS)"),
+                       ("server.time_zone_names", "time zone tables (mysql.time_zone_name)"),
+                       ("server.transactions", "open transactions (information_schema.INNODB_TRX)")):
+        server.note_missing(path, (
+            f"imported from a dump: {what} are not part of SHOW VARIABLES/STATUS. Tip: audit the live server, or "
+            "collect a snapshot with `advisor collect` (docs/privileges.md lists the grants)"))
+    server.note_missing("server.tls_certificate", (
+        "imported from a dump: when the dump was taken is not known, so the certificate's remaining days "
+        "(Ssl_server_not_after) are not judged. Tip: audit the live server"))
     if target.flavor == "tidb":
         server.note_missing("server.tidb_config", (
             "imported from a dump: TiDB's SHOW CONFIG is not part of it. Tip: audit the live server"))

@@ -12,10 +12,10 @@ log on its target. Adding a fact: docs/architecture.md, "How to add a derived fa
 
 from __future__ import annotations
 
-from advisor.rules.derived import (concurrency, durability, engine, memory, network, redo, storage, tidb,
-                                   tls, version)
+from advisor.rules.derived import (accounts, concurrency, dictionary, durability, engine, memory, network, redo,
+                                   storage, tidb, tls, version)
 from advisor.rules.facts import Derived, FactSet
 
-MODULES = (redo, tls, network, storage, memory, concurrency, durability, tidb, version, engine)
+MODULES = (redo, tls, network, storage, memory, concurrency, durability, tidb, version, engine, accounts, dictionary)
 
 DERIVED: dict[str, Derived] = FactSet.merge(*(m.FACTS for m in MODULES))
