@@ -165,7 +165,7 @@ def test_validate_reports_what_the_server_refuses(tmp_path):
     p = run_cli("mycnf", "--validate", str(bad), "--flavor", "mariadb", "--version", "10.11", env={"TMPDIR": str(tmp)},
                 timeout=180)
     assert p.returncode == 1, p.stdout + p.stderr
-    assert "innodb_redo_log_capacity does not exist on mariadb" in p.stdout            # catalogue
+    assert "innodb_redo_log_capacity does not exist on MariaDB" in p.stdout            # catalogue
     assert "unknown variable 'innodb_redo_log_capacity=1G'" in p.stdout               # the server itself
     assert "datadir = /var/lib/mysql was pointed to" in p.stdout                       # never the real datadir
     assert "NOT valid" in p.stdout
@@ -177,7 +177,7 @@ def test_validate_removed_option_is_a_warning_when_the_server_accepts_it(tmp_pat
     f.write_text("[mysqld]\ninnodb_log_files_in_group = 2\n")
     p = run_cli("mycnf", "--validate", str(f), "--flavor", "mariadb", "--version", "10.11", timeout=180)
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "removed in mariadb 10.6.0; the server accepted the option and ignores it" in p.stdout
+    assert "removed in MariaDB 10.6.0; the server accepted the option and ignores it" in p.stdout
     assert "innodb-log-files-in-group' was removed" in p.stdout
 
 
