@@ -94,6 +94,14 @@ def main(argv: Optional[list[str]] = None) -> None:
     from advisor.errors import EXIT_INTERRUPTED, EXIT_USAGE, AdvisorError
 
     args = sys.argv[1:] if argv is None else list(argv)
+    for stream in (sys.stdout, sys.stderr):
+        # a terminal whose encoding cannot show a character (a strict ASCII or UTF-8 terminal and a
+        # file name or server value that is not UTF-8) gets an escape, never a UnicodeEncodeError
+        if hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
     try:
         register(_command_named(args))
         rv = app(args=args, standalone_mode=False, prog_name="advisor")
@@ -125,8 +133,28 @@ def main(argv: Optional[list[str]] = None) -> None:
     _exit(rv if isinstance(rv, int) else 0)
 
 
+MAX_MESSAGE = 2000  # characters of one error paragraph; long values inside it are cut first
+
+
+def one_paragraph(message: str) -> str:
+    """An error as printed: one line, every value longer than 120 characters cut (saying its length),
+    the text before the Tip shortened when the whole would still pass MAX_MESSAGE."""
+    from advisor.inputs import clip_words
+
+    text = clip_words(" ".join(message.split()))
+    room = MAX_MESSAGE - len("advisor: error: ")
+    if len(text) > room:
+        body, sep, tip = text.partition(" Tip: ")
+        tip = tip[:600]
+        text = f"{body[:room - len(' … (cut)') - len(sep) - len(tip)]} … (cut){sep}{tip}"
+    return text
+
+
 def _fail(message: str, code: int) -> None:
-    sys.stderr.write(f"advisor: error: {' '.join(message.split())}\n")
+    try:
+        sys.stderr.write(f"advisor: error: {one_paragraph(message)}\n")
+    except UnicodeEncodeError:  # a strict terminal encoding and a value it cannot show
+        sys.stderr.write("advisor: error: " + one_paragraph(message).encode("ascii", "backslashreplace").decode() + "\n")
     _exit(code)
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from advisor.collect.connection import ConnectionOptions
 from advisor.errors import AdvisorError, UsageError
+from advisor.inputs import clip
 from advisor.report import Report
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,11 +49,14 @@ def parse_targets(text: str, source: str = "targets") -> list[FleetTarget]:
         if not line:
             continue
         m = _TARGET.match(line)
+        tip = "write one [user@]host[:port] per line ('#' starts a comment)."
         if not m:
-            raise UsageError(f"{source}:{n}: {line!r} is not a target; write [user@]host[:port].", None)
-        port = int(m.group("port")) if m.group("port") else None
+            raise UsageError(f"{source}:{n}: {clip(line)} is not a target.", tip)
+        digits = m.group("port")
+        port = int(digits) if digits and len(digits) <= 5 else (65536 if digits else None)
         if port is not None and not 0 < port < 65536:
-            raise UsageError(f"{source}:{n}: port {port} is out of range.", None)
+            raise UsageError(f"{source}:{n}: port {clip(digits, 20).strip(chr(39))} is out of range.",
+                             "ports are 1 to 65535; " + tip)
         out.append(FleetTarget(n, line, m.group("host").strip("[]"), port, m.group("user")))
     if not out:
         raise UsageError(f"{source} lists no targets.", "write one [user@]host[:port] per line.")
@@ -63,7 +67,14 @@ def read_targets(path: str) -> list[FleetTarget]:
     p = Path(path)
     if not p.is_file():
         raise UsageError(f"target list {p} does not exist.", "pass a file with one [user@]host[:port] per line.")
-    return parse_targets(p.read_text(encoding="utf-8"), str(p))
+    tip = "write one [user@]host[:port] per line, as UTF-8 text."
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"target list {p}: byte {e.start:,} is not UTF-8.", tip) from None
+    except OSError as e:
+        raise UsageError(f"cannot read target list {p}: {e.strerror}.", tip) from None
+    return parse_targets(text, str(p))
 
 
 def audit_one(t: FleetTarget, base: ConnectionOptions, purpose: str, sample_seconds: float,
@@ -84,7 +95,7 @@ def audit_one(t: FleetTarget, base: ConnectionOptions, purpose: str, sample_seco
 def audit_fleet(targets: list[FleetTarget], base: ConnectionOptions, purpose: str = "production",
                 jobs: int = 4, sample_seconds: float = 0.0, calibration: Optional[Calibration] = None) -> list[FleetResult]:
     if jobs < 1:
-        raise UsageError("--jobs must be at least 1.", None)
+        raise UsageError(f"--jobs must be at least 1 (got {jobs}).", "pass --jobs 4, or 1 to audit one server at a time.")
     from advisor.rules.loader import load_entries
 
     load_entries()  # fail fast on a bad catalogue before opening any connection

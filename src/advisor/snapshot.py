@@ -12,7 +12,7 @@ Fact paths used by rules (see advisor.rules.facts) address this model with dots:
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 SCHEMA_VERSION = 1
 
@@ -50,6 +50,14 @@ class Target(_Model):
     version: str = Field(description="normalised x.y.z; TiDB's own version for TiDB")
     version_string: str = Field(description="@@version as the server reports it")
     version_comment: str = ""
+
+    @field_validator("version")
+    @classmethod
+    def _parses(cls, v: str) -> str:
+        from advisor.versions import Version
+
+        Version.parse(v)  # ValueError -> a validation error naming target.version
+        return v
 
 
 class ConnectionInfo(_Model):
@@ -390,25 +398,29 @@ def load_snapshot(text: str, source: str = "snapshot") -> Snapshot:
     from pydantic import ValidationError
 
     from advisor.errors import SnapshotError
+    from advisor.inputs import BadInput, clip, load_json
 
     tip = "collect a new one with `advisor collect -o snap.json`, or check that the file was copied whole."
     try:
-        raw = json.loads(text)
+        raw = load_json(text)
     except json.JSONDecodeError as e:
         raise SnapshotError(
             f"{source} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
             "it may be truncated or not a snapshot.", tip) from None
+    except BadInput as e:
+        raise SnapshotError(f"{source} cannot be read as a snapshot: {e}.", tip) from None
     if not isinstance(raw, dict):
         raise SnapshotError(f"{source} is JSON but not a snapshot object.", tip)
     sv = raw.get("schema_version")
     if sv != SCHEMA_VERSION:
         raise SnapshotError(
-            f"{source} has schema_version {sv!r}; this advisor reads schema_version {SCHEMA_VERSION}.",
+            f"{source} has schema_version {clip(sv, 40)}; this advisor reads schema_version {SCHEMA_VERSION}.",
             "use the advisor version that wrote it, or collect a new snapshot.")
     try:
         return Snapshot.model_validate(raw)
     except ValidationError as e:
         first = e.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
+        loc = clip(".".join(str(p) for p in first["loc"]), 200).strip("'")
         more = f" (and {e.error_count() - 1} more problems)" if e.error_count() > 1 else ""
-        raise SnapshotError(f"{source} is not a valid snapshot: {loc}: {first['msg']}{more}.", tip) from None
+        raise SnapshotError(f"{source} is not a valid snapshot: {loc}: {clip(first['msg'], 300).strip(chr(39))}{more}.",
+                            tip) from None

@@ -21,6 +21,7 @@ SSL_MODES = ("DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"
 DEFAULT_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock",
                    "/var/lib/mysql/mysql.sock")
 OPTION_GROUPS = ("client", "advisor")
+MAX_TIMEOUT = 86400  # seconds; a socket timeout must fit the C timeval, and a day is plenty
 
 
 @dataclass
@@ -136,7 +137,8 @@ def _read_option_files(opts: ConnectionOptions) -> dict[str, str]:
     if opts.defaults_extra_file:
         p = Path(opts.defaults_extra_file)
         if not p.is_file():
-            raise UsageError(f"--defaults-extra-file {p} does not exist or is not a file.", None)
+            raise UsageError(f"--defaults-extra-file {p} does not exist or is not a file.",
+                             "give the path of an option file with a [client] section.")
         files.append(p)
     merged: dict[str, str] = {}
     for f in files:
@@ -182,15 +184,19 @@ def resolve(opts: ConnectionOptions, env: Optional[dict[str, str]] = None) -> En
 
     mode = (opts.ssl_mode or cnf.get("ssl-mode") or "PREFERRED").upper()
     if mode not in SSL_MODES:
-        raise UsageError(f"--ssl-mode {mode!r} is not one of {', '.join(SSL_MODES)}.", None)
+        raise UsageError(f"--ssl-mode {mode!r} is not one of {', '.join(SSL_MODES)}.",
+                         "pass one of them on the command line or as ssl-mode under [client].")
     ssl_ca = opts.ssl_ca or cnf.get("ssl-ca")
     if mode in ("VERIFY_CA", "VERIFY_IDENTITY") and not ssl_ca:
-        raise UsageError(f"--ssl-mode {mode} needs --ssl-ca (the CA that signed the server's certificate).", None)
+        raise UsageError(f"--ssl-mode {mode} needs --ssl-ca (the CA that signed the server's certificate).",
+                         "pass --ssl-ca FILE, or use --ssl-mode REQUIRED to encrypt without verifying.")
     for label, path in (("--ssl-ca", ssl_ca), ("--ssl-cert", opts.ssl_cert), ("--ssl-key", opts.ssl_key)):
         if path and not Path(path).is_file():
-            raise UsageError(f"{label} {path} does not exist.", None)
-    if opts.connect_timeout <= 0 or opts.read_timeout <= 0:
-        raise UsageError("timeouts must be positive numbers of seconds.", None)
+            raise UsageError(f"{label} {path} does not exist.", "give the path of a PEM file.")
+    for label, t in (("--connect-timeout", opts.connect_timeout), ("--read-timeout", opts.read_timeout)):
+        if not 0 < t <= MAX_TIMEOUT:  # also false for NaN
+            raise UsageError(f"{label} {t:g} is not a number of seconds between 0 and {MAX_TIMEOUT:,}.",
+                             f"pass a positive number of seconds, e.g. {label} 5.")
     return Endpoint(
         host=host or "localhost", port=port, socket=sock, user=user, password=password, ssl_mode=mode,
         ssl_ca=ssl_ca, ssl_cert=opts.ssl_cert or cnf.get("ssl-cert"), ssl_key=opts.ssl_key or cnf.get("ssl-key"),
@@ -232,6 +238,20 @@ def _ssl_args(ep: Endpoint) -> dict[str, Any]:
     return {"ssl": ctx}
 
 
+def _tls_args(ep: Endpoint) -> dict[str, Any]:
+    """_ssl_args, with a certificate file that cannot be loaded as a usage error."""
+    import ssl
+
+    try:
+        return _ssl_args(ep)
+    except (ssl.SSLError, OSError, ValueError) as e:
+        files = ", ".join(f"{k} {v}" for k, v in (("--ssl-ca", ep.ssl_ca), ("--ssl-cert", ep.ssl_cert),
+                                                  ("--ssl-key", ep.ssl_key)) if v)
+        raise UsageError(f"cannot load the TLS files ({files}): {getattr(e, 'reason', None) or e}.",
+                         "give PEM files: --ssl-ca the CA certificate, --ssl-cert/--ssl-key the client "
+                         "certificate and its key.") from None
+
+
 def scrub(text: str, ep: Optional[Endpoint]) -> str:
     """Remove the password from any text that might echo it."""
     if ep is not None and ep.password and len(ep.password) >= 1:
@@ -254,7 +274,7 @@ def connect(ep: Endpoint) -> Any:
         kwargs["unix_socket"] = ep.socket
     else:
         kwargs.update(host=ep.host, port=ep.port)
-    kwargs.update(_ssl_args(ep))
+    kwargs.update(_tls_args(ep))
     class _Connection(pymysql.connections.Connection):  # type: ignore[misc]
         def _create_ssl_ctx(self, sslp: Any) -> Any:
             # PREFERRED mode (no ssl options): PyMySQL would build a verifying default context and
@@ -277,6 +297,9 @@ def connect(ep: Endpoint) -> Any:
         raise ConnectError(f"cannot connect to {ep.describe()}: {scrub(str(e), ep)}.", _connect_tip(0, ep)) from None
     except (OSError, _socket.timeout) as e:
         raise ConnectError(f"cannot connect to {ep.describe()}: {scrub(str(e), ep)}.", _connect_tip(2003, ep)) from None
+    except UnicodeError as e:  # a host name the IDNA codec refuses (a label over 63 characters)
+        raise ConnectError(f"cannot connect to {ep.describe()}: the host name is not valid ({e}).",
+                           "check --host: each dot-separated part has at most 63 characters.") from None
     conn._read_timeout = ep.read_timeout  # PyMySQL re-applies these before each read/write
     conn._write_timeout = ep.read_timeout
     if ep.ssl_mode in ("REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"):

@@ -46,10 +46,14 @@ class _Reader:
 
         assert sql.lstrip().upper().startswith(READ_ONLY_PREFIXES), sql
         self.raw.queries.append(sql)
+        prev = getattr(self.conn, "use_unicode", True)
+        # Values arrive as bytes and are decoded here: a value that is not UTF-8 (a server can hold
+        # one in a latin1 variable) reads with U+FFFD instead of failing the whole collection.
+        self.conn.use_unicode = False
         try:
             with self.conn.cursor() as cur:
                 cur.execute(sql)
-                return list(cur.fetchall())
+                return [tuple(_decoded(c) for c in row) for row in cur.fetchall()]
         except pymysql.err.OperationalError as e:
             code = e.args[0] if e.args else 0
             msg = scrub(str(e.args[1]) if len(e.args) > 1 else str(e), self.ep)
@@ -76,6 +80,22 @@ class _Reader:
             raise CollectionError(
                 f"the connection to {self.ep.describe()} broke during `{sql[:60]}` ({e}); the snapshot was not written.",
                 "check the server's error log and the network, then run the command again.") from None
+        finally:
+            self.conn.use_unicode = prev
+
+
+def _decoded(cell: Any) -> Any:
+    return cell.decode("utf-8", errors="replace") if isinstance(cell, (bytes, bytearray)) else cell
+
+
+def _whole(value: Any) -> Optional[int]:
+    """A server's integer answer, or None when it is NULL or not an integer."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    text = str(value).strip() if value is not None else ""
+    return int(text) if text.isdigit() and len(text) <= 20 else None
 
 
 def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
@@ -88,7 +108,10 @@ def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
     t0 = time.monotonic()
     raw.session_ssl = [(str(a), b) for a, b in (r.rows(Q_SESSION_SSL, "session_ssl", fatal=False) or [])]
     cid = r.rows(Q_CONNECTION_ID, "connection_id", fatal=False)
-    raw.connection_id = int(cid[0][0]) if cid else None
+    raw.connection_id = _whole(cid[0][0]) if cid and cid[0] else None
+    if cid and raw.connection_id is None:
+        raw.errors["connection_id"] = QueryError(Q_CONNECTION_ID, 0, f"the server answered {str(cid[0][:1])[:60]}, "
+                                                                     "not a connection id")
     raw.data_size = r.rows(Q_DATA_SIZE, "data_size", fatal=False)
     variables = {k.lower(): v for k, v in raw.variables}
     if needs_ps_tls(variables):

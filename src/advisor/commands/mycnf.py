@@ -47,10 +47,16 @@ def _size(text: Optional[str], option: str) -> Optional[int]:
 
     if text is None:
         return None
+    from advisor.inputs import clip
+
     try:
-        return parse_size(text)
+        n = parse_size(text)
     except ValueError:
-        raise UsageError(f"{option} {text!r} is not a size.", "write it as my.cnf does, e.g. 64G or 512M.") from None
+        raise UsageError(f"{option} {clip(text, 40)} is not a size.", "write it as my.cnf does, e.g. 64G or 512M.") from None
+    if not 1 << 20 <= n <= 1 << 64:
+        raise UsageError(f"{option} {clip(text, 40)} is not a memory size a server can have (1M to 16E).",
+                         "write the machine's memory as my.cnf does, e.g. 64G or 512M.")
+    return n
 
 
 def mycnf(

@@ -50,10 +50,22 @@ def _toml(text: str, source: str) -> dict[str, Any]:
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
+    from advisor.inputs import BadInput, check_toml, clip_words, finite_float
+
     try:
-        return tomllib.loads(text)
+        return check_toml(tomllib.loads(text, parse_float=finite_float))
     except tomllib.TOMLDecodeError as e:
-        raise RuleLoadError(f"{source}: not valid TOML: {e}.", "check quoting and brackets near that line.") from None
+        raise RuleLoadError(f"{source}: not valid TOML: {clip_words(str(e))}.",
+                            "check quoting and brackets near that line.") from None
+    except BadInput as e:
+        raise RuleLoadError(f"{source}: cannot be read: {e}.", "write plain values: numbers that fit 64 bits, "
+                            "arrays and tables nested a few levels.") from None
+    except RecursionError:
+        raise RuleLoadError(f"{source}: cannot be read: arrays or tables nested too deep.",
+                            "write arrays and tables nested a few levels.") from None
+    except ValueError as e:  # an integer of more than 4,300 digits
+        raise RuleLoadError(f"{source}: cannot be read: a number too large ({clip_words(str(e), 80)}).",
+                            "write numbers that fit 64 bits.") from None
 
 
 def _validated(model: Any, raw: dict[str, Any], source: str) -> Any:
@@ -232,6 +244,15 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
     rules = cached("catalogue", inputs, lambda: validate()[0], lambda x: isinstance(x, list))
     return build_catalogue(variables, rules, others=others)
 
+def _text(f: Any, source: str) -> str:
+    try:
+        return f.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise RuleLoadError(f"{source}: byte {e.start:,} is not UTF-8.", "save rule files as UTF-8 text.") from None
+    except OSError as e:
+        raise RuleLoadError(f"{source}: cannot be read: {e.strerror}.", "check the file and its permissions.") from None
+
+
 def _load(files: list[tuple[str, Any]]) -> tuple[list[Rule], dict[str, list[Any]]]:
     """Every file validated: the rules, and the other kinds' entries by kind; ids unique across kinds
     (so a hit on the rules' cache file still means all of them were checked)."""
@@ -241,7 +262,7 @@ def _load(files: list[tuple[str, Any]]) -> tuple[list[Rule], dict[str, list[Any]
     others: dict[str, list[Any]] = {k: [] for k in KINDS if k != "rule"}
     seen: dict[str, str] = {}
     for source, f in files:
-        entry = entry_from_data(_toml(f.read_text(encoding="utf-8"), source), source)
+        entry = entry_from_data(_toml(_text(f, source), source), source)
         for name in [entry.id, *entry.aliases]:
             if name in seen:
                 raise RuleLoadError(f"{source}: id: {name!r} is already used by {seen[name]}.",
