@@ -102,8 +102,17 @@ class StatusInterval(_Model):
 
 
 class ServerFacts(_Section):
-    variables: dict[str, str] = Field(default_factory=dict)
+    variables: dict[str, str] = Field(default_factory=dict, description="SHOW GLOBAL VARIABLES; the values of "
+                                      "variables that hold a secret (report_password, ...) are '***'")
     status: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("variables")
+    @classmethod
+    def _masked(cls, v: dict[str, str]) -> dict[str, str]:
+        """A snapshot written before masking (or by hand) is masked as it is read."""
+        from advisor.knowledge.catalogue import mask_secret_variables
+
+        return mask_secret_variables(v)
     interval: Optional[StatusInterval] = None
     data_size: Optional[dict[str, EngineSize]] = Field(None, description="per storage engine, user schemas only")
     connection: ConnectionInfo = Field(default_factory=ConnectionInfo.model_construct)

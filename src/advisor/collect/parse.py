@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from advisor.collect.raw import RawServer
+from advisor.knowledge.catalogue import mask_secret_variables
 from advisor.snapshot import (ConnectionInfo, EngineSize, ServerFacts, StatusInterval, Target, TlsSession,
                               TlsUsage)
 from advisor.units import parse_bool, try_number
@@ -107,7 +108,7 @@ def parse_server(raw: RawServer, user: Optional[str], ssl_mode: Optional[str], t
     # pydantic from building schemas on the audit's hot path (~15 ms). A test checks that every
     # collected snapshot survives a validating JSON round trip unchanged.
     facts = ServerFacts.model_construct(
-        variables={k: _text(v) for k, v in raw.variables},
+        variables=mask_secret_variables({k: _text(v) for k, v in raw.variables}),
         status={k: _text(v) for k, v in raw.status},
         missing=[],
     )

@@ -26,7 +26,7 @@ def import_(
 
     snap = import_snapshot(variables, status, flavor=flavor, version=version, input_format=input_format,
                            host_facts=host_facts)
-    write_output(snap.to_json(), output)
+    write_output(snap.to_json(), output, private=True)
     if output and output != "-":
         sys.stderr.write(summary(snap, output) + "\n")
 

@@ -84,6 +84,23 @@ def _validated(model: Any, raw: dict[str, Any], source: str) -> Any:
         raise _err(source, _fmt_loc(first["loc"]), msg + more) from None
 
 
+def _formula_args_problem(name: str, args: dict[str, Any]) -> str:
+    """What the rule's `args` lack or have too many for the formula's signature, or ''. The engine
+    calls the formula as fn(view, **args): a missing argument would fail there, an extra one would be
+    silently ignored."""
+    import inspect
+
+    params = list(inspect.signature(FORMULAS[name].fn).parameters.values())[1:]
+    named = {p.name: p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    missing = [n for n, p in named.items() if p.default is p.empty and n not in args]
+    if missing:
+        return (f"formula {name!r} needs {', '.join(missing)} (e.g. args = {{ {missing[0]} = \"...\" }})")
+    extra = sorted(set(args) - set(named))
+    if extra:
+        return f"formula {name!r} takes no argument {', '.join(extra)} (it takes: {', '.join(named) or 'none'})"
+    return ""
+
+
 def parse_rule(text: str, source: str, catalogue: Optional[VariableCatalogue] = None) -> Rule:
     return rule_from_data(_toml(text, source), source, catalogue)
 
@@ -113,6 +130,9 @@ def rule_from_data(raw: dict[str, Any], source: str, catalogue: Optional[Variabl
                 raise _err(source, f"{loc}.formula", f"no formula named {rec.formula!r} (known: {', '.join(sorted(FORMULAS))})")
             if rec.variable is not None or rec.value is not None:
                 raise _err(source, loc, "give either formula (+ args) or variable + value, not both")
+            problem = _formula_args_problem(rec.formula, rec.args)
+            if problem:
+                raise _err(source, f"{loc}.args", problem)
         elif rec.variable is None or rec.value is None:
             raise _err(source, loc, "a recommendation needs variable and value, or a formula")
         rec_whens.append(cond(rec.when, f"{loc}.when") if rec.when is not None else None)

@@ -199,6 +199,9 @@ def _secret_values(tokens: list[str], config_text: Optional[str]) -> list[str]:
             continue
         if m.group(2):
             out.append(m.group(3))
+        elif m.group(3)[:1].isspace():  # one quoted word holding name and value: '--mysql-password X'
+            out.append(m.group(3).strip())
+            out.extend(m.group(3).split())
         elif tok.startswith("--") and i + 1 < len(tokens) and not tokens[i + 1].startswith("--"):
             out.append(tokens[i + 1])
     for line in (config_text or "").splitlines():
