@@ -87,6 +87,9 @@ def audit_one(t: FleetTarget, base: ConnectionOptions, purpose: str, sample_seco
     try:
         a = api.assess(purpose, collection=api.Collection(opts, sample_seconds=sample_seconds),
                        calibration=calibration or api.Calibration())
+        if a.failure is not None:  # audited, but calibration failed: both are reported
+            return FleetResult(t, time.monotonic() - t0, report=a.report, timings=dict(a.timings),
+                               error=str(a.failure), exit_code=a.failure.exit_code)
         return FleetResult(t, time.monotonic() - t0, report=a.report, timings=dict(a.timings))
     except AdvisorError as e:
         return FleetResult(t, time.monotonic() - t0, error=str(e), exit_code=e.exit_code)

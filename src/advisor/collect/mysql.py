@@ -7,6 +7,7 @@ snapshot sections. Statements are module constants so tests can check them.
 
 from __future__ import annotations
 
+import codecs
 import time
 from typing import Any, Callable, Optional
 
@@ -46,14 +47,14 @@ class _Reader:
 
         assert sql.lstrip().upper().startswith(READ_ONLY_PREFIXES), sql
         self.raw.queries.append(sql)
-        prev = getattr(self.conn, "use_unicode", True)
-        # Values arrive as bytes and are decoded here: a value that is not UTF-8 (a server can hold
-        # one in a latin1 variable) reads with U+FFFD instead of failing the whole collection.
-        self.conn.use_unicode = False
+        prev = getattr(self.conn, "encoding", "utf8")
+        # A value that is not UTF-8 (a server can hold one in a latin1 variable) reads with U+FFFD
+        # instead of failing the whole collection: text columns are decoded with a lenient codec.
+        self.conn.encoding = LENIENT_UTF8
         try:
             with self.conn.cursor() as cur:
                 cur.execute(sql)
-                return [tuple(_decoded(c) for c in row) for row in cur.fetchall()]
+                return list(cur.fetchall())
         except pymysql.err.OperationalError as e:
             code = e.args[0] if e.args else 0
             msg = scrub(str(e.args[1]) if len(e.args) > 1 else str(e), self.ep)
@@ -81,11 +82,22 @@ class _Reader:
                 f"the connection to {self.ep.describe()} broke during `{sql[:60]}` ({e}); the snapshot was not written.",
                 "check the server's error log and the network, then run the command again.") from None
         finally:
-            self.conn.use_unicode = prev
+            self.conn.encoding = prev
 
 
-def _decoded(cell: Any) -> Any:
-    return cell.decode("utf-8", errors="replace") if isinstance(cell, (bytes, bytearray)) else cell
+LENIENT_UTF8 = "advisor_utf8_replace"
+
+
+def _lenient_codec(name: str) -> Optional[codecs.CodecInfo]:
+    """UTF-8 that decodes invalid bytes to U+FFFD (PyMySQL decodes with `bytes.decode(conn.encoding)`,
+    strict, and has no errors= setting)."""
+    if name != LENIENT_UTF8:
+        return None
+    return codecs.CodecInfo(name=LENIENT_UTF8, encode=codecs.utf_8_encode,
+                            decode=lambda data, errors="strict": codecs.utf_8_decode(data, "replace", True))
+
+
+codecs.register(_lenient_codec)
 
 
 def _whole(value: Any) -> Optional[int]:

@@ -107,6 +107,7 @@ def mycnf(
     purpose_v = purpose.value if purpose is not None else None
     common = dict(mode=mode.value, allow_unsafe_durability=allow_unsafe_durability, rules_dirs=tuple(rules or []),
                   ignore=tuple(split_ids(ignore)))
+    failure = None
     if profile:
         plan = _profile_plan(ram, ram_bytes, cores, disk, flavor, version, workload, purpose_v, common)
     else:
@@ -116,13 +117,15 @@ def mycnf(
         stated = (ram_bytes, cores, disk.value if disk is not None else None)
         collection = None if (snapshot is not None or demo) else \
             _collection(conn(), sample_seconds, sysroot, ssh, ssh_option, host_facts)
-        plan = _server_plan(snapshot, demo, collection, stated, purpose_v or "production",
+        plan, failure = _server_plan(snapshot, demo, collection, stated, purpose_v or "production",
                             workload.value if workload is not None else None,
                             _calibration(calibrate, calibrate_seconds), common)
     from advisor.knowledge import default_catalogue
     from advisor.render.mycnf import render
 
     write_output(render(plan, default_catalogue()), output)
+    if failure is not None:  # calibration failed after the facts were collected: the file is written, exit 5
+        raise failure
 
 
 def _collection(opts, sample_seconds, sysroot, ssh, ssh_option, host_facts):  # type: ignore[no-untyped-def]
@@ -179,7 +182,7 @@ def _server_plan(snapshot, demo, collection, stated, purpose, workload, calibrat
         check_options(snap, opts)
         a = api.assess(purpose, snapshot=snap, rules_dirs=opts.rules_dirs, ignore=opts.ignore, source=source,
                        adjust=adjust)
-        return api.mycnf_of(a, opts)
+        return api.mycnf_of(a, opts), None
     a = api.assess(purpose, collection=collection, calibration=calibration, rules_dirs=common["rules_dirs"],
                    ignore=common["ignore"], adjust=adjust)
     t = a.snapshot.target
@@ -188,7 +191,7 @@ def _server_plan(snapshot, demo, collection, stated, purpose, workload, calibrat
                         f"{a.snapshot.collected_at})", **common)
     check_options(a.snapshot, opts)
     a.report.source = opts.source
-    return api.mycnf_of(a, opts)
+    return api.mycnf_of(a, opts), a.failure
 
 
 def _validate(path: str, flavor: Optional[Flavor], version: Optional[str], snapshot: Optional[str], demo: bool,

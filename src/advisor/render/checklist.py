@@ -6,7 +6,8 @@ Item boxes: `[x]` for pass, `[ ]` for fail, unknown and manual (those are what i
 
 from __future__ import annotations
 
-import json
+from advisor.render import json_out
+
 from typing import Any
 
 from advisor.checklist import PHASE_TITLES, Checklist, Item
@@ -77,4 +78,4 @@ def render_markdown(cl: Checklist) -> str:
 
 
 def render_json(cl: Checklist) -> str:
-    return json.dumps(cl.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
+    return json_out.dumps(cl.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"

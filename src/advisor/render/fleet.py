@@ -4,7 +4,8 @@ renderer reads their fields and imports nothing that collects)."""
 
 from __future__ import annotations
 
-import json
+from advisor.render import json_out
+
 from typing import Any, Sequence
 
 FleetResult = Any  # advisor.fleet.FleetResult: target, seconds, report, error, exit_code, timings
@@ -45,4 +46,4 @@ def render_text(results: Sequence[FleetResult], wall_seconds: float, jobs: int) 
 
 
 def render_json(results: Sequence[FleetResult], purpose: str, wall_seconds: float, jobs: int) -> str:
-    return json.dumps(summary_dict(results, purpose, wall_seconds, jobs), indent=2) + "\n"
+    return json_out.dumps(summary_dict(results, purpose, wall_seconds, jobs), indent=2) + "\n"
