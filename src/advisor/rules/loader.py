@@ -230,7 +230,7 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
     """The built-in catalogue plus user directories (--rules DIR), with the variable catalogue, as the
     Catalogue the core is handed. A duplicate id (across kinds) is an error.
 
-    Validated entries are cached (~/.cache/advisor, keyed by every file's size and mtime and the code
+    Validated entries are cached (~/.cache/advisor, keyed by the content of every file and of the code
     that validates them; set ADVISOR_NO_CACHE=1 to bypass): parsing and validating the TOML files
     costs tens of milliseconds per run, reading the cache about one."""
     from advisor.knowledge import default_catalogue
