@@ -318,3 +318,39 @@ def test_json_output_writes_null_for_a_non_finite_calibration_value():
     assert doc["stream"]["mbytes_per_s"] is None and doc["rtt_ms"]["p99"] is None
     facts = {m["fact"]: m["reason"] for m in doc["missing"]}
     assert "not a finite number (inf)" in facts["stream.mbytes_per_s"] and "nan" in facts["rtt_ms.p99"]
+
+
+# ---------------------------------------------------------------- exit codes and degraded runs
+
+COLLECT_STATEMENTS = 8  # what collecting mysql-8.0.36 sends, the driver's SET NAMES included
+
+
+@pytest.mark.parametrize("command", [("audit", "-f", "json"), ("checklist", "--no-detect-sysbench", "-f", "json"),
+                                     ("mycnf",)])
+def test_server_gone_after_the_first_connection_is_5_and_keeps_the_findings(command):
+    """The server answers the collection, then stops listening (as a killed server does): calibration's
+    new connection is refused. That is exit 5 (went away after connecting), not 3, and the audit of the
+    facts already collected is still written, with calibration marked as failed and why."""
+    with ReplayServer.from_set("mysql-8.0.36", fail_after_queries=COLLECT_STATEMENTS) as srv:
+        p = invoke(*command, "-h", srv.host, "-P", str(srv.port), "-u", "root", "--no-defaults")
+        assert srv.aborted and len(srv.queries) == COLLECT_STATEMENTS + 1
+    err = refused(p, 5, "during calibration", "after the audit's connection had worked")
+    assert "--no-calibrate" in err
+    assert p.stdout.strip()
+    if command[0] == "audit":
+        doc = json.loads(p.stdout)
+        assert doc["outcomes"] and doc["summary"]
+        cal = next(m for m in doc["missing"] if m["fact"] == "calibration")
+        assert cal["reason"].startswith("calibration failed: the server at")
+        assert any("calibration failed" in n for n in doc["notes"])
+    elif command[0] == "checklist":
+        assert json.loads(p.stdout)["items"]
+    else:
+        assert "[mysqld]" in p.stdout
+
+
+def test_first_connection_refused_is_still_3():
+    with ReplayServer.from_set("mysql-8.0.36") as srv:
+        port = srv.port
+    refused(invoke("audit", "-h", "127.0.0.1", "-P", str(port), "-u", "root", "--no-defaults", "--connect-timeout", "2"),
+            3, "cannot connect")
