@@ -69,6 +69,9 @@ def test_no_secret_in_any_output_file_or_error(server, tmp_path: Path):
     ]
     (tmp_path / "my.lua").write_text("-- a custom test\nfunction event() end\n")
     snap, host, save = tmp_path / "snap.json", tmp_path / "host.json", tmp_path / "cal.json"
+    secret_cnf = tmp_path / "secret.cnf"  # a my.cnf that sets the secrets itself
+    secret_cnf.write_text(f"[mysqld]\nreport_password = {REPORT_SECRET}\nwsrep_sst_auth = sst:{LOGIN_SECRET}\n"
+                          "sort_buffer_size = 4M\n")
     fleet = tmp_path / "fleet.txt"
     fleet.write_text(f"adv@127.0.0.1:{server.port}\n")
     runs: list[tuple[str, ...]] = [
@@ -81,6 +84,8 @@ def test_no_secret_in_any_output_file_or_error(server, tmp_path: Path):
         ("mycnf", "--snapshot", str(snap), "--mode", "full"),
         ("mycnf", "--snapshot", str(snap), "-o", str(tmp_path / "tuned.cnf")),
         ("verify", "--defaults-file", str(cnf), "--cnf", str(tmp_path / "tuned.cnf")),
+        ("verify", "--defaults-file", str(cnf), "--cnf", str(secret_cnf), "-f", "json"),
+        ("mycnf", "--validate", str(secret_cnf), "--flavor", "mariadb", "--version", "10.11"),  # with the trial server
         ("calibrate", "--defaults-file", str(cnf), "--calibrate-seconds", "2", "--probe", "rtt", "-f", "json",
          "--save-snapshot", str(save)),
         ("fleet", str(fleet), "-p", LOGIN_SECRET, "--no-defaults", "--no-calibrate", "-f", "json"),
