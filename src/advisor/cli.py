@@ -106,7 +106,7 @@ def main(argv: Optional[list[str]] = None) -> None:
         register(_command_named(args))
         rv = app(args=args, standalone_mode=False, prog_name="advisor")
     except AdvisorError as e:
-        _fail(str(e), e.exit_code)
+        _fail(str(e) if e.tip else f"{e.message} Tip: {_default_tip(e.exit_code, _command_named(args))}", e.exit_code)
     except KeyboardInterrupt:
         _fail("interrupted.", EXIT_INTERRUPTED)
     except BrokenPipeError:
@@ -131,6 +131,16 @@ def main(argv: Optional[list[str]] = None) -> None:
     if rv == EXIT_INTERRUPTED:  # typer returns Ctrl-C as exit code 130 (no exception) in non-standalone mode
         _fail("interrupted.", EXIT_INTERRUPTED)
     _exit(rv if isinstance(rv, int) else 0)
+
+
+def _default_tip(code: int, command: Optional[str]) -> str:
+    """The Tip of an error raised without one: what to look at for its exit code."""
+    cmd = f"advisor {command}" if command else "advisor"
+    return {2: f"`{cmd} --help` lists the options and which go together.",
+            3: f"check the connection options (`{cmd} --help`) and that the server is reachable from here.",
+            4: "check the file named above; docs/snapshot-format.md and docs/writing-rules.md describe the formats.",
+            5: "check the server's error log (did it restart or stop?), then run the command again."}.get(
+        code, f"`{cmd} --help` describes the command.")
 
 
 MAX_MESSAGE = 2000  # characters of one error paragraph; long values inside it are cut first

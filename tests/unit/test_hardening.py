@@ -354,3 +354,8 @@ def test_first_connection_refused_is_still_3():
         port = srv.port
     refused(invoke("audit", "-h", "127.0.0.1", "-P", str(port), "-u", "root", "--no-defaults", "--connect-timeout", "2"),
             3, "cannot connect")
+
+
+def test_an_error_raised_without_a_tip_still_ends_with_one():
+    err = refused(invoke("audit", "--demo", "--snapshot", "x.json"), 2, "cannot be used together")
+    assert err.endswith("Tip: `advisor audit --help` lists the options and which go together.")
