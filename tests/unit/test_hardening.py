@@ -359,3 +359,55 @@ def test_first_connection_refused_is_still_3():
 def test_an_error_raised_without_a_tip_still_ends_with_one():
     err = refused(invoke("audit", "--demo", "--snapshot", "x.json"), 2, "cannot be used together")
     assert err.endswith("Tip: `advisor audit --help` lists the options and which go together.")
+
+
+# ---------------------------------------------------------------- a sysbench named on the command line is not run
+
+def _trap(directory: Path) -> Path:
+    """An executable `sysbench` that leaves a marker when run: running it is what must not happen."""
+    marker = directory / "it-ran"
+    trap = directory / "sysbench"
+    trap.write_text(f"#!/bin/sh\ntouch {marker}\necho 'sysbench 9.9.9'\n")
+    trap.chmod(0o755)
+    return marker
+
+
+def test_checklist_does_not_run_a_sysbench_from_the_current_directory(tmp_path, monkeypatch):
+    marker = _trap(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    p = invoke("checklist", "--demo", "-f", "json", "--sysbench", "./sysbench oltp_read_write --threads=8 run")
+    assert p.returncode == 0, p.stderr
+    assert not marker.exists()
+    local = json.loads(p.stdout)["sysbench_here"]
+    assert local["version"] is None and "not run" in local["inspected"] and "not a dynamically linked ELF" in local["reason"]
+
+
+def test_a_path_entry_of_dot_is_not_searched(tmp_path, monkeypatch):
+    marker = _trap(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    p = invoke("checklist", "--demo", "-f", "json", "--sysbench", "sysbench oltp_read_write --threads=8 run",
+               env={"PATH": f".:{tmp_path}/../no-such-dir"})
+    assert p.returncode == 0, p.stderr
+    assert not marker.exists()
+    assert "not on this machine's PATH" in json.loads(p.stdout)["sysbench_here"]["reason"]
+
+
+@pytest.mark.requires_tool("sysbench")
+def test_an_elf_sysbench_named_by_path_is_read_without_running_it(tmp_path, monkeypatch):
+    import shutil
+
+    real = shutil.which("sysbench")
+    copy_ = tmp_path / "sysbench"
+    shutil.copy(real, copy_)
+    copy_.chmod(0o644)  # not even executable: it is read as data
+    monkeypatch.chdir(tmp_path)
+    p = invoke("checklist", "--demo", "-f", "json", "--sysbench", "./sysbench oltp_read_write --threads=8 run")
+    local = json.loads(p.stdout)["sysbench_here"]
+    assert local["path"] == "./sysbench" and local["version"] is None and "ELF dynamic section" in local["inspected"]
+    from advisor.sysbench.local import client_library_of, parse_elf_needed
+
+    lib, file = client_library_of(parse_elf_needed(Path(real).read_bytes()) or [])
+    assert (local["library"], local["library_file"]) == (lib, file) and lib is not None
+    p = invoke("checklist", "--demo", "-f", "json", "--sysbench", "sysbench oltp_read_write --threads=8 run")
+    on_path = json.loads(p.stdout)["sysbench_here"]
+    assert on_path["path"] == real and on_path["version"] and on_path["inspected"] == "found on PATH and run with --version"
