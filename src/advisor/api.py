@@ -270,7 +270,7 @@ def assess(purpose: str, *, snapshot: Optional[Snapshot] = None, collection: Opt
     t2 = time.monotonic()
     report = _judge(snapshot, purpose, catalogue, ignore, source)
     if failure is not None:
-        report.notes.append(f"calibration failed ({failure.message.rstrip('.')}); the findings above come from the "
+        report.notes.append(f"calibration failed ({failure.message.rstrip('.')}); the findings come from the "
                             "facts collected before it, and the run exits 5.")
     timings.update({"collect": t1 - t0, "calibrate": t2 - t1, "audit": time.monotonic() - t2})
     return Assessment(snapshot, report, catalogue, timings, failure)

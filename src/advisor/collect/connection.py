@@ -298,6 +298,8 @@ def connect(ep: Endpoint) -> Any:
     except (OSError, _socket.timeout) as e:
         raise ConnectError(f"cannot connect to {ep.describe()}: {scrub(str(e), ep)}.", _connect_tip(2003, ep)) from None
     except UnicodeError as e:  # a host name the IDNA codec refuses (a label over 63 characters)
+        if "idna" not in str(e):
+            raise  # not the host name (the password's encoding is handled where it is encoded)
         raise ConnectError(f"cannot connect to {ep.describe()}: the host name is not valid ({e}).",
                            "check --host: each dot-separated part has at most 63 characters.") from None
     conn._read_timeout = ep.read_timeout  # PyMySQL re-applies these before each read/write
