@@ -411,3 +411,33 @@ def test_an_elf_sysbench_named_by_path_is_read_without_running_it(tmp_path, monk
     p = invoke("checklist", "--demo", "-f", "json", "--sysbench", "sysbench oltp_read_write --threads=8 run")
     on_path = json.loads(p.stdout)["sysbench_here"]
     assert on_path["path"] == real and on_path["version"] and on_path["inspected"] == "found on PATH and run with --version"
+
+
+# ---------------------------------------------------------------- pure helpers of the secrets and the write probe
+
+@pytest.mark.parametrize("name,value,secret", [
+    ("report_password", "hunter2", True), ("wsrep_sst_auth", "sst:pw", True), ("report_password", "", False),
+    ("ldap_bind_password", "x", True), ("my_plugin_secret", "abc", True), ("ssl_key", "/etc/mysql/key.pem", False),
+    ("ssl_key", "server-key.pem", False), ("sql_require_primary_key", "OFF", False), ("some_key", "12", False),
+    ("report_host", "replica-7", False), ("innodb_encrypt_key", "6b2f", True),
+])
+def test_secret_variables(name, value, secret):
+    from advisor.knowledge.catalogue import is_secret_variable, mask_secret_variables
+
+    assert is_secret_variable(name, value) is secret
+    assert mask_secret_variables({name: value})[name] == ("***" if secret else value)
+
+
+@pytest.mark.parametrize("grants,missing", [
+    (["GRANT PROCESS, REPLICATION CLIENT ON *.* TO `advisor`@`%`",
+      "GRANT SELECT ON `performance_schema`.* TO `advisor`@`%`"], ["CREATE", "INSERT", "DROP"]),
+    (["GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` WITH GRANT OPTION"], []),
+    (["GRANT USAGE ON *.* TO `a`@`%`", "GRANT CREATE, INSERT, DROP ON `advisor\\_probe\\_%`.* TO `a`@`%`"], []),
+    (["GRANT USAGE ON *.* TO `a`@`%`", "GRANT CREATE, INSERT ON `advisor\\_probe\\_%`.* TO `a`@`%`"], ["DROP"]),
+    (["GRANT CREATE, INSERT, DROP ON `shop`.* TO `a`@`%`"], ["CREATE", "INSERT", "DROP"]),
+    (["GRANT USAGE ON *.* TO `a`@`%`", "GRANT `probe_role` TO `a`@`%`"], None),  # a role: cannot tell
+])
+def test_write_privileges_from_show_grants(grants, missing):
+    from advisor.collect.calibrate_stats import write_privileges_missing
+
+    assert write_privileges_missing(grants, "advisor_probe_0a1b2c3d") == missing
