@@ -4,7 +4,9 @@ respected; ADVISOR_NO_CACHE=1 bypasses it).
 
 The key is a SHA-256 over the advisor and Python versions and the path and *content* of every input
 file and of the code that validates them (the loader version): any edit is a miss, also one copied
-with `cp -p` that keeps size and mtime. A missing, unreadable or corrupt cache is a miss; an
+with `cp -p` that keeps size and mtime. A file unchanged since the last run (same size, mtime,
+ctime, inode) is not read again: its digest is kept in a JSON memo (file-digests.json) beside the
+cache. A missing, unreadable or corrupt cache is a miss; an
 unwritable cache directory only costs speed.
 
 A pickle can run code when it is loaded, so a cache file is read only from a directory this user
@@ -16,6 +18,7 @@ files 0600.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pickle
 import sys
@@ -26,18 +29,60 @@ from typing import Any, Callable, Iterable, Optional, TypeVar
 T = TypeVar("T")
 
 
+MEMO = "file-digests.json"
+
+
+def _digests(paths: list[str]) -> Optional[list[str]]:
+    """SHA-256 of each file's content. A file whose size, mtime, ctime, inode and device are those of
+    the last run is not read again: its digest comes from a JSON memo in the cache directory (ctime
+    cannot be set from user space, so an edit copied with `cp -p`, which keeps size and mtime, still
+    changes it). None when a path is not a plain file."""
+    memo_path = cache_dir() / MEMO
+    memo: dict[str, list[Any]] = {}
+    if _trusted_file(memo_path):
+        try:
+            with open(memo_path, encoding="utf-8") as fh:
+                loaded = json.load(fh)
+            memo = loaded if isinstance(loaded, dict) else {}
+        except (OSError, ValueError):
+            memo = {}
+    out, changed = [], False
+    for p in paths:
+        try:
+            st = os.stat(p)
+            sig = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+            known = memo.get(p)
+            if isinstance(known, list) and known[:5] == sig and len(known) == 6:
+                out.append(str(known[5]))
+                continue
+            with open(p, "rb") as fh:
+                digest = hashlib.sha256(fh.read()).hexdigest()
+        except (OSError, TypeError):
+            return None  # not a plain file (e.g. inside a zip): do not cache
+        memo[p] = sig + [digest]
+        out.append(digest)
+        changed = True
+    if changed and trusted_dir(memo_path.parent, create=True):
+        try:
+            fd, tmp = tempfile.mkstemp(dir=memo_path.parent, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(memo, fh)
+            os.replace(tmp, memo_path)
+        except OSError:
+            pass
+    return out
+
+
 def _key(inputs: Iterable[tuple[str, Any]]) -> Optional[str]:
     from advisor import __version__
 
+    items = [(label, str(f)) for label, f in inputs]
+    digests = _digests([f for _, f in items])
+    if digests is None:
+        return None
     h = hashlib.sha256(f"{__version__}|{sys.version}".encode())
-    for label, f in inputs:
-        try:
-            with open(str(f), "rb") as fh:
-                data = fh.read()
-        except (OSError, TypeError):
-            return None  # not a plain file (e.g. inside a zip): do not cache
-        h.update(f"|{label}|{f}|{len(data)}|".encode())
-        h.update(hashlib.sha256(data).digest())
+    for (label, f), digest in zip(items, digests):
+        h.update(f"|{label}|{f}|{digest}".encode())
     return h.hexdigest()[:32]
 
 
