@@ -441,3 +441,15 @@ def test_write_privileges_from_show_grants(grants, missing):
     from advisor.collect.calibrate_stats import write_privileges_missing
 
     assert write_privileges_missing(grants, "advisor_probe_0a1b2c3d") == missing
+
+
+@pytest.mark.parametrize("argv", [["mytool", "--mysql-password", "W-Secret", "--x=1"],
+                                  ["mytool", "--mysql-password W-Secret", "run"],
+                                  ["mytool", "--pgsql-password=W-Secret"],
+                                  ["sysbench", "oltp_read_write", "--mysql-password", "W-Secret", "--threads=x", "run"],
+                                  ["sysbench", "oltp_read_write", "--mysql-password W-Secret", "run"]])
+def test_watch_masks_every_password_spelling_of_its_command(argv):
+    from advisor.watch.session import mask_command
+
+    shown, _ = mask_command(argv)
+    assert "W-Secret" not in shown and "***" in shown
