@@ -198,6 +198,67 @@ def _quote_like(old: str, token: str, rng: random.Random) -> str:
     return token
 
 
+def toml_value(rng: random.Random) -> str:
+    """A value that is valid TOML (so the mutant reaches the schema, the examples and the engine, not
+    only the parser) but odd: wrong types, non-finite and huge numbers, deep arrays, long strings."""
+    kind = rng.randrange(12)
+    if kind == 0:
+        return json.dumps(rng.choice(ODD_TOKENS))  # a basic string (JSON escapes are TOML escapes)
+    if kind == 1:
+        return rng.choice(["0", "-1", "1", "2", "3306", "-9223372036854775808", "9223372036854775807"])
+    if kind == 2:
+        return rng.choice(["1.0e309", "-1.0e309", "inf", "-inf", "nan", "0.5", "1e-400"])
+    if kind == 3:
+        return rng.choice(["1" + "0" * 400, HUGE_DIGITS])
+    if kind == 4:
+        return rng.choice(["true", "false"])
+    if kind == 5:
+        return rng.choice(["[]", "{}", '[1, "x"]', '{ a = 1 }', '[[1], [2]]', '{ fact = "var.x", op = "eq" }'])
+    if kind == 6:
+        return "[" * 80 + "]" * 80
+    if kind == 7:
+        return json.dumps("x" * 5000)
+    if kind == 8:
+        return rng.choice(['"8.0.36"', '">=8.0"', '"*"', '"<5.0,>=9.0"', '"x.y"', '"=' + "9" * 50 + '"'])
+    if kind == 9:
+        return rng.choice(['"var.sort_buffer_size"', '"status.Uptime"', '"derived.nope"', '"host.ram_bytes"',
+                           '"var."', '"{target.version}"', '"{x|nosuch}"'])
+    if kind == 10:
+        return rng.choice(['"fired"', '"passed"', '"unknown"', '"critical"', '"warning"', '"gte"', '"between"'])
+    return rng.choice(['"32M"', '"1.5G"', '"-1K"', '"99999999999999999999P"', '"ON"', '"OFF"'])
+
+
+def mutate_toml(text: str, rng: random.Random) -> bytes:
+    """A rule file with 1–3 values replaced by toml_value()s (kept valid TOML), sometimes a line
+    dropped or duplicated, and now and then damaged as mutate_lines() damages any text."""
+    if rng.random() < 0.25:
+        return mutate_lines(text, rng, ['fact = "var.x"', 'formula = "flavor_default"', 'op = "gte"', 'value = "32M"'])
+    lines = text.splitlines()
+    values = [i for i, ln in enumerate(lines) if "=" in ln and not ln.lstrip().startswith(("#", "["))
+              and ln.rstrip().endswith(('"', "]", "}", "e", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9"))]
+    for _ in range(rng.randint(1, 3)):
+        if not values:
+            break
+        i = rng.choice(values)
+        line = lines[i]
+        inline = line.find("{ ")
+        if inline != -1 and rng.random() < 0.5 and " = " in line[inline:]:  # a value inside an inline table
+            head, _, tail = line[inline:].partition(" = ")
+            rest = tail.split(",", 1)
+            new_tail = toml_value(rng) + ("," + rest[1] if len(rest) > 1 else " }")
+            lines[i] = line[:inline] + head + " = " + new_tail
+        else:
+            key = line.split("=", 1)[0]
+            lines[i] = f"{key}= {toml_value(rng)}"
+    if rng.random() < 0.2 and lines:
+        j = rng.randrange(len(lines))
+        if rng.random() < 0.5:
+            del lines[j]
+        else:
+            lines.insert(j, lines[j])
+    return "\n".join(lines).encode("utf-8", "surrogatepass")
+
+
 def mutate_words(line: str, rng: random.Random, options: list[str]) -> str:
     """A command line: replace an option's value, drop or duplicate a word, add a known option with an
     odd value, quote a word so it holds a space."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from tests.fuzz.mutate import (HUGE_DIGITS, LONG_TEXT, ODD_BYTES, ODD_TOKENS, damage_text, mutate_json,
-                               mutate_lines, mutate_words)
+                               mutate_lines, mutate_toml, mutate_words)
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT_SEEDS = [ROOT / "src/advisor/data/demo-seed-000.json",
@@ -70,8 +70,7 @@ def rule_surface(work: Path) -> Make:
         text = re.sub(r'^id = "([^"]+)"', r'id = "fuzz-\1"', seed.read_text(), count=1, flags=re.M)
         d = _slot(work, i) / "rules" / seed.parent.name
         d.mkdir(parents=True)
-        (d / f"fuzz-{seed.name}").write_bytes(mutate_lines(text, rng, ['fact = "var.x"', 'formula = "flavor_default"',
-                                                                     'op = "gte"', 'value = "32M"']))
+        (d / f"fuzz-{seed.name}").write_bytes(mutate_toml(text, rng))
         if i % 25 == 24:  # an audit with an extra rule directory revalidates the whole catalogue (~0.5 s)
             return ("audit", "--demo", "--rules", str(d.parent)), ENV
         return ("rules", "lint", str(d.parent)), ENV

@@ -172,6 +172,23 @@ def _check_example_facts(examples: Iterable[Any], source: str) -> None:
             problem = validate_path(key, DERIVED)
             if problem:
                 raise _err(source, f"examples[{i}].facts", problem)
+        _check_example_snapshot(ex, i, source)
+
+
+def _check_example_snapshot(ex: Any, i: int, source: str) -> None:
+    """The example's target and facts make a valid snapshot (so running it cannot fail later): a fact
+    of the wrong shape (`"host.cpu" = "x"`) or a target that is not '<flavor> <version>' is a load error."""
+    from advisor.inputs import clip
+    from advisor.rules.examples import example_snapshot
+
+    try:
+        example_snapshot(ex)
+    except ValidationError as e:
+        first = e.errors()[0]
+        raise _err(source, f"examples[{i}].facts", f"{_fmt_loc(first['loc'])}: {first['msg']}") from None
+    except (ValueError, TypeError, AttributeError, KeyError) as e:
+        raise _err(source, f"examples[{i}]", f"target {clip(ex.target, 60)} and facts make no snapshot "
+                                              f"({clip(str(e), 120).strip(chr(39))})") from None
 
 
 def entry_from_data(raw: dict[str, Any], source: str, catalogue: Optional[VariableCatalogue] = None) -> Entry:
@@ -183,7 +200,7 @@ def entry_from_data(raw: dict[str, Any], source: str, catalogue: Optional[Variab
     kind = raw.get("kind", "rule")
     if kind == "rule" and "kind" not in raw:
         return rule_from_data(raw, source, catalogue)
-    if kind not in KINDS or KINDS[kind].schema is None:
+    if not isinstance(kind, str) or kind not in KINDS or KINDS[kind].schema is None:
         raise _err(source, "kind", f"expected one of {', '.join(k for k in KINDS if KINDS[k].schema)} or no kind "
                    f"for a rule (got {kind!r})")
     spec = _validated(KINDS[kind].schema, raw, source)
