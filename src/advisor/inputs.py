@@ -11,6 +11,7 @@ into its own typed error with the file's name and a Tip.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 MAX_DEPTH = 64  # nesting of arrays/objects; advisor documents use fewer than 10 levels
@@ -90,7 +91,33 @@ def load_json(text: str | bytes) -> Any:
     except RecursionError:
         raise BadInput(f"arrays or objects nested more than {MAX_DEPTH} levels deep") from None
     check_depth(doc)
+    if _SURROGATE_ESCAPE.search(text):  # a pair decodes to one character; a lone one is not text
+        _check_surrogates(doc)
     return doc
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_surrogates(doc: Any) -> None:
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            texts = [node]
+        elif isinstance(node, dict):
+            texts = list(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            texts = []
+            stack.extend(node)
+        else:
+            continue
+        for t in texts:
+            if isinstance(t, str) and _SURROGATE.search(t):
+                raise BadInput(f"a string holds a lone UTF-16 surrogate (\\u{ord(_SURROGATE.search(t).group()):04x}), "
+                               "which is not text")
 
 
 def finite_float(s: str) -> float:

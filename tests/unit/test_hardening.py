@@ -453,3 +453,14 @@ def test_watch_masks_every_password_spelling_of_its_command(argv):
 
     shown, _ = mask_command(argv)
     assert "W-Secret" not in shown and "***" in shown
+
+
+def test_a_lone_surrogate_in_a_host_facts_file(tmp_path):
+    """Legal JSON (`"\\ud800"`), not text: it used to fail only when the snapshot was serialised."""
+    doc = _host_seed(tmp_path)
+    text = json.dumps(doc).replace('"format": "advisor.host-raw/1"', '"format": "advisor.host-raw/1", "x": "\\ud800"', 1)
+    f = tmp_path / "host.json"
+    f.write_text(text)
+    with ReplayServer.from_set("mysql-8.0.36") as srv:
+        p = invoke("collect", "-h", srv.host, "-P", str(srv.port), "-u", "root", "--no-defaults", "--host-facts", str(f))
+    refused(p, 4, "surrogate")

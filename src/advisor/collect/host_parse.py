@@ -429,7 +429,11 @@ def _walk(t: RawTree, name: str, stack: list[str], out: list[BlockDevice], depth
         stack.append(f"{name} (not in /sys/class/block)")
         return
     if t.value(base + "/partition") is not None:
-        parent = target.rstrip("/").split("/")[-2]
+        parts = target.rstrip("/").split("/")
+        if len(parts) < 2 or not parts[-2]:
+            stack.append(f"{name} (a partition whose /sys link {target!r} names no parent device)")
+            return
+        parent = parts[-2]
         stack.append(f"{name} (partition {t.value(base + '/partition')} of {parent})")
         _walk(t, parent, stack, out, depth + 1)
         return
