@@ -298,8 +298,14 @@ def connect(ep: Endpoint) -> Any:
     except (OSError, _socket.timeout) as e:
         raise ConnectError(f"cannot connect to {ep.describe()}: {scrub(str(e), ep)}.", _connect_tip(2003, ep)) from None
     except UnicodeError as e:  # a host name the IDNA codec refuses (a label over 63 characters)
+        if isinstance(e, UnicodeEncodeError) and e.encoding == "latin-1" and ep.password:
+            # a stopgap until the password is sent as UTF-8 (issue 19): an error, not exit 70
+            raise ConnectError(f"cannot connect to {ep.describe()}: the password has characters the driver "
+                               "cannot send (it encodes mysql_native_password passwords as latin-1).",
+                               "use a password of latin-1 characters for this account, or connect with an "
+                               "account whose password is.") from None
         if "idna" not in str(e):
-            raise  # not the host name (the password's encoding is handled where it is encoded)
+            raise
         raise ConnectError(f"cannot connect to {ep.describe()}: the host name is not valid ({e}).",
                            "check --host: each dot-separated part has at most 63 characters.") from None
     conn._read_timeout = ep.read_timeout  # PyMySQL re-applies these before each read/write
