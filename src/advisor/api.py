@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Optional,
 
 from advisor import __version__
 from advisor.collect.clock import now_iso
-from advisor.errors import SnapshotError, UsageError
+from advisor.errors import AdvisorError, CollectionError, ConnectError, SnapshotError, UsageError
 from advisor.report import Report
 from advisor.snapshot import Missing, Snapshot, load_snapshot
 
@@ -229,6 +229,12 @@ class Assessment(NamedTuple):
     report: Report
     catalogue: "Catalogue"
     timings: dict[str, float]
+    failure: Optional[AdvisorError] = None  # calibration failed after the audit's facts were collected
+
+    def raise_failure(self) -> None:
+        """After the report is written: a calibration that failed ends the run with its exit code (5)."""
+        if self.failure is not None:
+            raise self.failure
 
 
 def assess(purpose: str, *, snapshot: Optional[Snapshot] = None, collection: Optional[Collection] = None,
@@ -258,14 +264,24 @@ def assess(purpose: str, *, snapshot: Optional[Snapshot] = None, collection: Opt
     t1 = time.monotonic()
     if adjust is not None:
         snapshot = adjust(snapshot)
+    failure = None
     if mode is not None:
-        attach_calibration(snapshot, endpoint, mode, budget_s=calibration.budget_s,  # type: ignore[arg-type]
-                           write_probe=calibration.write_probe, progress=calibration.progress,
-                           started=calibration.started)
+        try:
+            attach_calibration(snapshot, endpoint, mode, budget_s=calibration.budget_s,  # type: ignore[arg-type]
+                               write_probe=calibration.write_probe, progress=calibration.progress,
+                               started=calibration.started)
+        except CollectionError as e:  # the facts are in: audit them, say calibration failed and why
+            failure = e
+            snapshot.calibration = None
+            snapshot.missing = [m for m in snapshot.missing if m.fact != "calibration"] + [
+                Missing(fact="calibration", reason=f"calibration failed: {e.message.rstrip('.')}")]
     t2 = time.monotonic()
     report = _judge(snapshot, purpose, catalogue, ignore, source)
+    if failure is not None:
+        report.notes.append(f"calibration failed ({failure.message.rstrip('.')}); the findings come from the "
+                            "facts collected before it, and the run exits 5.")
     timings.update({"collect": t1 - t0, "calibrate": t2 - t1, "audit": time.monotonic() - t2})
-    return Assessment(snapshot, report, catalogue, timings)
+    return Assessment(snapshot, report, catalogue, timings, failure)
 
 
 def prepare(purpose: str, rules_dirs: Iterable[str] = (), ignore: Iterable[str] = ()) -> "Catalogue":
@@ -451,8 +467,15 @@ def attach_calibration(snapshot: Snapshot, endpoint: Endpoint, mode: str = "full
     from advisor.collect.calibrate import run_calibration
 
     check_calibration_budget(budget_s)
-    snapshot.calibration = run_calibration(snapshot, endpoint, mode=mode, budget_s=budget_s, write_probe=write_probe,
-                                           progress=progress, started=started, probes=probes)
+    try:
+        snapshot.calibration = run_calibration(snapshot, endpoint, mode=mode, budget_s=budget_s,
+                                               write_probe=write_probe, progress=progress, started=started,
+                                               probes=probes)
+    except ConnectError as e:  # the facts were collected over a first connection: the server went away since
+        raise CollectionError(f"the server at {endpoint.describe()} refused a new connection during calibration, "
+                              f"after the audit's connection had worked ({e.message.rstrip('.')}).",
+                              "check the server's error log (did it restart or stop?), then run again; "
+                              "--no-calibrate audits without a second connection.") from None
     snapshot.missing = [m for m in snapshot.missing if m.fact != "calibration"]
     return snapshot
 

@@ -2,14 +2,23 @@
 catalogue, the variable catalogue): ~/.cache/advisor/<name>-<key>.pickle (XDG_CACHE_HOME
 respected; ADVISOR_NO_CACHE=1 bypasses it).
 
-The key covers the advisor and Python versions and the path, size and mtime of every input file
-and of the code that validates them, so any edit is a miss. A missing, unreadable or corrupt
-cache is a miss; an unwritable cache directory only costs speed.
+The key is a SHA-256 over the advisor and Python versions and the path and *content* of every input
+file and of the code that validates them (the loader version): any edit is a miss, also one copied
+with `cp -p` that keeps size and mtime. A file unchanged since the last run (same size, mtime,
+ctime, inode) is not read again: its digest is kept in a JSON memo (file-digests.json) beside the
+cache. A missing, unreadable or corrupt cache is a miss; an
+unwritable cache directory only costs speed.
+
+A pickle can run code when it is loaded, so a cache file is read only from a directory this user
+owns that no one else can write (and only a file this user owns, not writable by others); otherwise
+the cache is not used at all (neither read nor written). The directory is created mode 0700, the
+files 0600.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pickle
 import sys
@@ -20,17 +29,99 @@ from typing import Any, Callable, Iterable, Optional, TypeVar
 T = TypeVar("T")
 
 
+MEMO = "file-digests.json"
+
+
+def _digests(paths: list[str]) -> Optional[list[str]]:
+    """SHA-256 of each file's content. A file whose size, mtime, ctime, inode and device are those of
+    the last run is not read again: its digest comes from a JSON memo in the cache directory (ctime
+    cannot be set from user space, so an edit copied with `cp -p`, which keeps size and mtime, still
+    changes it). None when a path is not a plain file."""
+    memo_path = cache_dir() / MEMO
+    memo: dict[str, list[Any]] = {}
+    if _trusted_file(memo_path):
+        try:
+            with open(memo_path, encoding="utf-8") as fh:
+                loaded = json.load(fh)
+            memo = loaded if isinstance(loaded, dict) else {}
+        except (OSError, ValueError):
+            memo = {}
+    out, changed = [], False
+    for p in paths:
+        try:
+            st = os.stat(p)
+            sig = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+            known = memo.get(p)
+            if isinstance(known, list) and known[:5] == sig and len(known) == 6:
+                out.append(str(known[5]))
+                continue
+            with open(p, "rb") as fh:
+                digest = hashlib.sha256(fh.read()).hexdigest()
+        except (OSError, TypeError):
+            return None  # not a plain file (e.g. inside a zip): do not cache
+        memo[p] = sig + [digest]
+        out.append(digest)
+        changed = True
+    if changed and trusted_dir(memo_path.parent, create=True):
+        try:
+            fd, tmp = tempfile.mkstemp(dir=memo_path.parent, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(memo, fh)
+            os.replace(tmp, memo_path)
+        except OSError:
+            pass
+    return out
+
+
 def _key(inputs: Iterable[tuple[str, Any]]) -> Optional[str]:
     from advisor import __version__
 
+    items = [(label, str(f)) for label, f in inputs]
+    digests = _digests([f for _, f in items])
+    if digests is None:
+        return None
     h = hashlib.sha256(f"{__version__}|{sys.version}".encode())
-    for label, f in inputs:
-        try:
-            st = os.stat(str(f))
-        except (OSError, TypeError):
-            return None  # not a plain file (e.g. inside a zip): do not cache
-        h.update(f"|{label}|{f}|{st.st_size}|{st.st_mtime_ns}".encode())
+    for (label, f), digest in zip(items, digests):
+        h.update(f"|{label}|{f}|{digest}".encode())
     return h.hexdigest()[:32]
+
+
+def _private(st: os.stat_result, kind: int) -> bool:
+    """Owned by this user, of the expected kind (directory / regular file, not a symlink), and not
+    writable by group or others."""
+    import stat as _stat
+
+    uid = os.geteuid() if hasattr(os, "geteuid") else st.st_uid
+    return _stat.S_IFMT(st.st_mode) == kind and st.st_uid == uid and not st.st_mode & 0o022
+
+
+def trusted_dir(path: Path, create: bool = False) -> bool:
+    """Whether the cache directory may be read from (see the module docstring); with `create`, make
+    it (mode 0700) when it does not exist."""
+    import stat as _stat
+
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        if not create:
+            return False
+        try:
+            os.makedirs(path, mode=0o700, exist_ok=True)
+            st = os.lstat(path)
+        except OSError:
+            return False
+    except OSError:
+        return False
+    return _private(st, _stat.S_IFDIR)
+
+
+def _trusted_file(path: Path) -> bool:
+    import stat as _stat
+
+    try:
+        return _private(os.lstat(path), _stat.S_IFREG)
+    except OSError:
+        return False
 
 
 def cache_dir() -> Path:
@@ -47,16 +138,18 @@ def cached(name: str, inputs: Iterable[tuple[str, Any]], build: Callable[[], T],
     if key is None:
         return build()
     path = cache_dir() / f"{name}-{key}.pickle"
+    if not trusted_dir(path.parent, create=True):
+        return build()  # someone else can write there: never unpickle from it, never write to it
     try:
-        with open(path, "rb") as fh:
-            value = pickle.load(fh)
-        if valid(value):
-            return value
+        if _trusted_file(path):
+            with open(path, "rb") as fh:
+                value = pickle.load(fh)
+            if valid(value):
+                return value
     except Exception:  # missing, stale or corrupt: a miss
         pass
     value = build()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         for old in path.parent.glob(f"{name}-*.pickle"):
             if old != path:
                 old.unlink(missing_ok=True)

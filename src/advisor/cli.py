@@ -97,13 +97,18 @@ def main(argv: Optional[list[str]] = None) -> None:
     from advisor.errors import EXIT_INTERRUPTED, EXIT_USAGE, AdvisorError
 
     args = sys.argv[1:] if argv is None else list(argv)
+    for stream in (sys.stdout, sys.stderr):
+        # a terminal whose encoding cannot show a character (a strict ASCII or UTF-8 terminal and a
+        # file name or server value that is not UTF-8) gets an escape, never a UnicodeEncodeError
+        if hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
     try:
         rv = _run(args)
     except AdvisorError as e:
-        if not e.tip:  # every error ends with what to do
-            named = _command_named(args)
-            e.tip = f"`advisor {named + ' ' if named else ''}--help` lists the options."
-        _fail(str(e), e.exit_code)
+        _fail(str(e) if e.tip else f"{e.message} Tip: {_default_tip(e.exit_code, _command_named(args))}", e.exit_code)
     except KeyboardInterrupt:
         _fail("interrupted.", EXIT_INTERRUPTED)
     except BrokenPipeError:
@@ -160,10 +165,38 @@ def _run(args: list[str]) -> object:
         defaults = options.advisor_defaults(args, sub)
     return group.main(args=args, standalone_mode=False, prog_name="advisor",
                       default_map={name: defaults} if defaults else None)
+def _default_tip(code: int, command: Optional[str]) -> str:
+    """The Tip of an error raised without one: what to look at for its exit code."""
+    cmd = f"advisor {command}" if command else "advisor"
+    return {2: f"`{cmd} --help` lists the options and which go together.",
+            3: f"check the connection options (`{cmd} --help`) and that the server is reachable from here.",
+            4: "check the file named above; docs/snapshot-format.md and docs/writing-rules.md describe the formats.",
+            5: "check the server's error log (did it restart or stop?), then run the command again."}.get(
+        code, f"`{cmd} --help` describes the command.")
+
+
+MAX_MESSAGE = 2000  # characters of one error paragraph; long values inside it are cut first
+
+
+def one_paragraph(message: str) -> str:
+    """An error as printed: one line, every value longer than 120 characters cut (saying its length),
+    the text before the Tip shortened when the whole would still pass MAX_MESSAGE."""
+    from advisor.inputs import clip_words
+
+    text = clip_words(" ".join(message.split()))
+    room = MAX_MESSAGE - len("advisor: error: ")
+    if len(text) > room:
+        body, sep, tip = text.partition(" Tip: ")
+        tip = tip[:600]
+        text = f"{body[:room - len(' … (cut)') - len(sep) - len(tip)]} … (cut){sep}{tip}"
+    return text
 
 
 def _fail(message: str, code: int) -> None:
-    sys.stderr.write(f"advisor: error: {' '.join(message.split())}\n")
+    try:
+        sys.stderr.write(f"advisor: error: {one_paragraph(message)}\n")
+    except UnicodeEncodeError:  # a strict terminal encoding and a value it cannot show
+        sys.stderr.write("advisor: error: " + one_paragraph(message).encode("ascii", "backslashreplace").decode() + "\n")
     _exit(code)
 
 

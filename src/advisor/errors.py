@@ -7,7 +7,8 @@ Exit codes (documented in README.md):
   2  usage error: bad option, bad value, unknown rule id, malformed sysbench command
   3  cannot connect or authenticate to the server
   4  invalid input file: snapshot, rule file, host-facts file, my.cnf
-  5  collection failed after connecting: the server went away, a query failed fatally
+  5  collection failed after connecting: the server went away, a query failed fatally; also a
+     calibration that failed after the facts were collected (the report is still written)
   6  fleet: at least one host could not be audited (whatever --fail-on says)
   130 interrupted (Ctrl-C)
 """

@@ -87,8 +87,10 @@ def audit_one(t: FleetTarget, base: ConnectionOptions, purpose: str, sample_seco
                                                           ssh_options=t.ssh_options if ssh else ()),
                        calibration=(calibration or api.Calibration())._replace(started=None),
                        ignore=ignore, rules_dirs=rules_dirs, catalogue=catalogue)
+        failed = {"error": str(a.failure), "exit_code": a.failure.exit_code} if a.failure is not None else {}
+        # audited, but calibration failed: both are reported
         return FleetResult(t, time.monotonic() - t0, report=a.report, timings=dict(a.timings),
-                           variables=dict(a.snapshot.server.variables), host_facts=_facts_source(a.snapshot))
+                           variables=dict(a.snapshot.server.variables), host_facts=_facts_source(a.snapshot), **failed)
     except AdvisorError as e:
         return FleetResult(t, time.monotonic() - t0, error=str(e), exit_code=e.exit_code)
 

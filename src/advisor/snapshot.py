@@ -12,7 +12,7 @@ Fact paths used by rules (see advisor.rules.facts) address this model with dots:
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from advisor.versions import flavor_name
 
@@ -67,6 +67,13 @@ class Target(_Model):
         """'MySQL 5.7.41 at db1:3306', or 'MySQL 5.7.41 (address not known)' for an imported dump."""
         name = f"{flavor_name(self.flavor)} {self.version}"
         return f"{name} at {self.where}" if self.where else f"{name} (address not known)"
+    @field_validator("version")
+    @classmethod
+    def _parses(cls, v: str) -> str:
+        from advisor.versions import Version
+
+        Version.parse(v)  # ValueError -> a validation error naming target.version
+        return v
 
 
 class ConnectionInfo(_Model):
@@ -184,8 +191,17 @@ LATER_SERVER_SECTIONS = ("accounts", "schemas", "tables", "plugins", "time_zone_
 
 
 class ServerFacts(_Section):
-    variables: dict[str, str] = Field(default_factory=dict)
+    variables: dict[str, str] = Field(default_factory=dict, description="SHOW GLOBAL VARIABLES; the values of "
+                                      "variables that hold a secret (report_password, ...) are '***'")
     status: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("variables")
+    @classmethod
+    def _masked(cls, v: dict[str, str]) -> dict[str, str]:
+        """A snapshot written before masking (or by hand) is masked as it is read."""
+        from advisor.knowledge.catalogue import mask_secret_variables
+
+        return mask_secret_variables(v)
     interval: Optional[StatusInterval] = None
     data_size: Optional[dict[str, EngineSize]] = Field(None, description="per storage engine, user schemas only")
     connection: ConnectionInfo = Field(default_factory=ConnectionInfo.model_construct)
@@ -491,25 +507,29 @@ def load_snapshot(text: str, source: str = "snapshot") -> Snapshot:
     from pydantic import ValidationError
 
     from advisor.errors import SnapshotError
+    from advisor.inputs import BadInput, clip, load_json
 
     tip = "collect a new one with `advisor collect -o snap.json`, or check that the file was copied whole."
     try:
-        raw = json.loads(text)
+        raw = load_json(text)
     except json.JSONDecodeError as e:
         raise SnapshotError(
             f"{source} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
             "it may be truncated or not a snapshot.", tip) from None
+    except BadInput as e:
+        raise SnapshotError(f"{source} cannot be read as a snapshot: {e}.", tip) from None
     if not isinstance(raw, dict):
         raise SnapshotError(f"{source} is JSON but not a snapshot object.", tip)
     sv = raw.get("schema_version")
     if sv != SCHEMA_VERSION:
         raise SnapshotError(
-            f"{source} has schema_version {sv!r}; this advisor reads schema_version {SCHEMA_VERSION}.",
+            f"{source} has schema_version {clip(sv, 40)}; this advisor reads schema_version {SCHEMA_VERSION}.",
             "use the advisor version that wrote it, or collect a new snapshot.")
     try:
         return Snapshot.model_validate(raw)
     except ValidationError as e:
         first = e.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
+        loc = clip(".".join(str(p) for p in first["loc"]), 200).strip("'")
         more = f" (and {e.error_count() - 1} more problems)" if e.error_count() > 1 else ""
-        raise SnapshotError(f"{source} is not a valid snapshot: {loc}: {first['msg']}{more}.", tip) from None
+        raise SnapshotError(f"{source} is not a valid snapshot: {loc}: {clip(first['msg'], 300).strip(chr(39))}{more}.",
+                            tip) from None

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import re
 
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGTPE]?)(?:I?B)?\s*$", re.IGNORECASE)
+_SIZE_RE = re.compile(r"^\s*(\d{1,40}(?:\.\d{1,40})?)\s*([KMGTPE]?)(?:I?B)?\s*$", re.IGNORECASE)
+_MAX_DIGITS = 40  # 2**64 has 20 digits: a longer number is not a setting or a counter
 _MULT = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50, "E": 1 << 60}
 
 _TRUE = {"ON", "YES", "TRUE", "1", "ENABLED"}
@@ -16,16 +17,32 @@ def parse_size(value: str | int | float) -> int:
     """'32M' -> 33554432; '1.5G' -> 1610612736; 4096 -> 4096. Suffixes are powers of 1024,
     as in my.cnf. Raises ValueError for anything else."""
     if isinstance(value, bool):
-        raise ValueError(f"not a size: {value!r}")
+        raise ValueError(f"not a size: {_shown(value)}")
     if isinstance(value, (int, float)):
         if value < 0 or (isinstance(value, float) and not math.isfinite(value)):
-            raise ValueError(f"not a size: {value!r}")
+            raise ValueError(f"not a size: {_shown(value)}")
         return int(value)
     m = _SIZE_RE.match(value)
     if not m:
-        raise ValueError(f"not a size: {value!r}")
+        raise ValueError(f"not a size: {_shown(value)}")
     number, suffix = m.groups()
+    if "." not in number:
+        return int(number) * _MULT[suffix.upper()]
     return int(float(number) * _MULT[suffix.upper()])
+
+
+_DIGITS_RE = re.compile(r"[0-9]{1,40}")
+
+
+def whole(text: object) -> int | None:
+    """'33554432' -> 33554432; anything but 1 to 40 ASCII digits (so not '²', not 5,000 digits,
+    not '-1', not ' 1') -> None. For values read from a server, a file or a snapshot."""
+    return int(text) if isinstance(text, str) and _DIGITS_RE.fullmatch(text) else None
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}… ({len(text):,} characters)"
 
 
 def try_number(value: object) -> int | float | None:
@@ -37,10 +54,13 @@ def try_number(value: object) -> int | float | None:
     if not isinstance(value, str):
         return None
     s = value.strip()
+    if len(s) > _MAX_DIGITS + 8:
+        return None
     if re.fullmatch(r"-?\d+", s):
         return int(s)
     if re.fullmatch(r"-?\d+\.\d*(?:[eE][-+]?\d+)?|-?\d*\.\d+(?:[eE][-+]?\d+)?", s):
-        return float(s)
+        f = float(s)
+        return f if math.isfinite(f) else None
     return None
 
 
@@ -116,11 +136,12 @@ def format_evidence(path: str, v: object, unit: str | None = None) -> str:
     if isinstance(v, str):
         if v == "":
             return "'' (empty)"
-        if v.isdigit():
-            if sized and int(v) >= 1024:
-                return f"{format_size(int(v))} ({format_number(int(v))})"
+        n = whole(v)
+        if n is not None:
+            if sized and n >= 1024:
+                return f"{format_size(n)} ({format_number(n)})"
             if path.startswith(("status.", "rate.")):
-                return format_number(int(v))
+                return format_number(n)
         return v
     if isinstance(v, dict):
         return ", ".join(f"{k}={x}" for k, x in v.items() if x is not None)

@@ -24,7 +24,7 @@ def flavor_name(flavor: str) -> str:
     """A flavor as people write it in a sentence: 'mysql' -> 'MySQL', 'percona' -> 'Percona Server'."""
     return FLAVOR_NAMES.get(flavor, flavor)
 
-_TIDB_RE = re.compile(r"-TiDB-v(\d+)\.(\d+)\.(\d+)", re.IGNORECASE)
+_TIDB_RE = re.compile(r"-TiDB-v(\d{1,9})\.(\d{1,9})\.(\d{1,9})", re.IGNORECASE)
 _NUM_RE = re.compile(r"^\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?")
 
 
@@ -46,8 +46,8 @@ class Version:
         if text[:1].lower() == "v":
             text = text[1:]
         m = _NUM_RE.match(text)
-        if not m:
-            raise ValueError(f"not a version: {text!r}")
+        if not m or any(g and len(g) > 9 for g in m.groups()):
+            raise ValueError(f"not a version: {text[:40]!r}{'…' if len(text) > 40 else ''}")
         return cls(*(int(g) if g else 0 for g in m.groups()))
 
     def as_tuple(self) -> tuple[int, int, int]:
@@ -70,7 +70,7 @@ def detect_flavor(version: str, version_comment: str = "") -> Flavor:
     return "mysql"
 
 
-_CLAUSE_RE = re.compile(r"^\s*(>=|<=|==|!=|>|<|=)?\s*v?(\d+(?:\.\d+){0,2})\s*$")
+_CLAUSE_RE = re.compile(r"^\s*(>=|<=|==|!=|>|<|=)?\s*v?(\d{1,9}(?:\.\d{1,9}){0,2})\s*$")
 
 
 @lru_cache(maxsize=1024)

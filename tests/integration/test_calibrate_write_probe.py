@@ -3,6 +3,7 @@ middle of the inserts (the real CLI in a subprocess), and every user table is un
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -147,3 +148,36 @@ def test_refuses_a_scratch_name_that_already_exists(shop, monkeypatch):
     assert "advisor_probe_deadbeef already exists" in reason
     assert shop.query("SELECT id FROM advisor_probe_deadbeef.keep") == ((7,),)
     assert user_checksums(shop) == before
+
+
+def test_minimal_account_skips_the_write_probe_without_sending_create(shop):
+    """The minimal account of docs/privileges.md has no CREATE: the write probe reads SHOW GRANTS,
+    skips with that reason and sends no CREATE, DROP or KILL (issue 19: it used to try all three
+    and then exit 5 about a schema that never existed)."""
+    shop.query("CREATE USER 'advisor'@'%' IDENTIFIED BY 'minimal-pw'")
+    shop.query("GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'advisor'@'%'")
+    shop.query("GRANT SELECT ON performance_schema.* TO 'advisor'@'%'")
+    seen = len(shop.general_log_entries())
+    p = subprocess.run([sys.executable, "-m", "advisor", "calibrate", "--host", "127.0.0.1", "--port", str(shop.port),
+                        "--user", "advisor", "--password", "minimal-pw", "--no-defaults", "--write-probe",
+                        "--probe", "commit", "--calibrate-seconds", "20", "--format", "json"],
+                       capture_output=True, text=True, timeout=120, env={**os.environ, "HOME": "/nonexistent"})
+    assert p.returncode == 0, p.stderr
+    cal = json.loads(p.stdout)
+    assert cal["commit_ms"] is None and cal["write_probe"] is None
+    reason = next(m["reason"] for m in cal["missing"] if m["fact"] == "calibration.commit_ms")
+    assert "lacks CREATE, INSERT, DROP" in reason and "no CREATE was sent" in reason
+    statements = [e.argument.upper() for e in shop.general_log_entries()[seen:] if e.command == "Query"]
+    assert "SHOW GRANTS" in statements
+    assert not [s for s in statements if s.startswith(("CREATE", "DROP", "KILL", "INSERT"))], statements
+    assert probe_schemas(shop) == []
+
+
+def test_account_with_the_scratch_grant_runs_the_write_probe(shop):
+    """The grant docs/privileges.md gives for the write probe is enough (a schema pattern, not *.*)."""
+    shop.query("CREATE USER 'prober'@'%' IDENTIFIED BY 'prober-pw'")
+    shop.query("GRANT CREATE, INSERT, DROP ON `advisor\\_probe\\_%`.* TO 'prober'@'%'")
+    cal = calibrate_only("127.0.0.1", shop.port, "commit", budget=2.0, write_probe=True, user="prober",
+                         password="prober-pw")[0]
+    assert cal["commit_ms"] is not None and cal["write_probe"]["dropped"], cal["missing"]
+    assert probe_schemas(shop) == []

@@ -345,11 +345,18 @@ def _infer_type(rows: list[list[Any]], col: int) -> int:
     return TYPE_VAR_STRING
 
 
+def _text(value: Any) -> Any:
+    """A recorded value as SHOW prints it: str, or bytes kept as they are."""
+    return bytes(value) if isinstance(value, (bytes, bytearray)) else str(value)
+
+
 def _cell(value: Any) -> bytes:
     if value is None:
         return b"\xfb"
     if isinstance(value, bool):
         value = int(value)
+    if isinstance(value, (bytes, bytearray)):  # sent as is: a server value that is not UTF-8
+        return lenenc_str(bytes(value))
     if isinstance(value, float):
         text = repr(value)
     else:
@@ -392,8 +399,9 @@ class ReplayServer:
     ) -> None:
         data = dict(source) if isinstance(source, Mapping) else load_set(source)
         self.name: str = data.get("name", "custom")
-        self.variables: dict[str, str] = {k: str(v) for k, v in data["variables"].items()}
-        self.status: dict[str, str] = {k: str(v) for k, v in data.get("status", {}).items()}
+        # values are str, or bytes sent unchanged (a server value that is not valid UTF-8)
+        self.variables: dict[str, Any] = {k: _text(v) for k, v in data["variables"].items()}
+        self.status: dict[str, Any] = {k: _text(v) for k, v in data.get("status", {}).items()}
         self.session_status: dict[str, str] = {k: str(v) for k, v in data.get("session_status", {}).items()}
         self.canned: list[dict[str, Any]] = list(data.get("queries", []))
         self._canned_re = [re.compile(entry["match"], re.IGNORECASE | re.DOTALL) for entry in self.canned]
@@ -430,6 +438,13 @@ class ReplayServer:
 
     # ------------------------------------------------------------------ public API
 
+    def set_canned(self, entries: Iterable[Mapping[str, Any]]) -> None:
+        """Replace the canned answers (entries shaped like queries.json's) while the server runs."""
+        canned = [dict(e) for e in entries]
+        regexes = [re.compile(e["match"], re.IGNORECASE | re.DOTALL) for e in canned]
+        with self._lock:
+            self.canned, self._canned_re = canned, regexes
+
     @classmethod
     def from_set(
         cls,
@@ -448,8 +463,8 @@ class ReplayServer:
         data = load_set(name)
         for key in drop:
             data["variables"].pop(key, None)
-        data["variables"].update({k: str(v) for k, v in (overrides or {}).items()})
-        data["status"].update({k: str(v) for k, v in (status_overrides or {}).items()})
+        data["variables"].update({k: _text(v) for k, v in (overrides or {}).items()})
+        data["status"].update({k: _text(v) for k, v in (status_overrides or {}).items()})
         return cls(data, **kwargs)
 
     def __enter__(self) -> ReplayServer:  # noqa: PYI034
@@ -1114,8 +1129,8 @@ def _split_alias(item: str) -> tuple[str, str | None]:
 
 def _typed(name: str, raw: str | None) -> tuple[Any, int]:
     """A variable's value as SELECT @@x returns it (see the module docstring)."""
-    if raw is None:
-        return None, TYPE_VAR_STRING
+    if raw is None or isinstance(raw, bytes):
+        return raw, TYPE_VAR_STRING
     if re.fullmatch(r"-?\d+", raw):
         return int(raw), TYPE_LONGLONG
     if re.fullmatch(r"-?\d+\.\d+", raw):

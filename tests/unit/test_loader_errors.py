@@ -119,3 +119,75 @@ def test_corrupt_cache_is_a_miss(tmp_path, monkeypatch):
     for p in (tmp_path / "cache" / "advisor").glob("catalogue-*.pickle"):
         p.write_bytes(b"not a pickle")
     assert load_rules([d], builtin=False)[0].id == "thing-wrong"
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_a_miss(tmp_path, monkeypatch):
+    """`cp -p` of an edited rule keeps its size and mtime: the cache is keyed on content."""
+    import os
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("ADVISOR_NO_CACHE", raising=False)
+    d = tmp_path / "rules"
+    d.mkdir()
+    f = d / "thing-wrong.toml"
+    f.write_text(BASE)
+    st = os.stat(f)
+    assert load_rules([d], builtin=False)[0].spec.severity == "warning"
+    edited = BASE.replace('severity = "warning"', 'severity = "info"   ')  # same length
+    assert len(edited) == len(BASE)
+    f.write_text(edited)
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(f).st_size == st.st_size and os.stat(f).st_mtime_ns == st.st_mtime_ns
+    assert load_rules([d], builtin=False)[0].spec.severity == "info"
+
+
+class _Payload:
+    """A pickle that creates a file when it is loaded: what a hostile cache file could do."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __reduce__(self):  # noqa: D105
+        import pathlib
+
+        return (pathlib.Path.touch, (pathlib.Path(self.marker),))
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o757, 0o775])
+def test_a_cache_directory_others_can_write_is_never_unpickled(tmp_path, monkeypatch, mode):
+    import pickle
+
+    from advisor.cache import _key, cache_dir, cached
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("ADVISOR_NO_CACHE", raising=False)
+    src = tmp_path / "input.toml"
+    src.write_text("x = 1\n")
+    inputs = [("input", src)]
+    d = cache_dir()
+    d.mkdir(parents=True)
+    marker = tmp_path / "payload-ran"
+    (d / f"t-{_key(inputs)}.pickle").write_bytes(pickle.dumps(_Payload(str(marker))))
+    d.chmod(mode)
+    assert cached("t", inputs, lambda: "built") == "built"
+    assert not marker.exists()
+    assert list(d.glob("t-*.pickle")) == [d / f"t-{_key(inputs)}.pickle"]  # nothing written there either
+    d.chmod(0o700)  # the same file in a private directory is read (so the payload above was live)
+    cached("t", inputs, lambda: "built")
+    assert marker.exists()
+
+
+def test_the_cache_directory_is_created_private(tmp_path, monkeypatch):
+    import stat
+
+    from advisor.cache import cache_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("ADVISOR_NO_CACHE", raising=False)
+    d = tmp_path / "rules"
+    d.mkdir()
+    (d / "thing-wrong.toml").write_text(BASE)
+    load_rules([d], builtin=False)
+    assert stat.S_IMODE(cache_dir().stat().st_mode) == 0o700
+    for p in cache_dir().glob("*.pickle"):
+        assert stat.S_IMODE(p.stat().st_mode) == 0o600

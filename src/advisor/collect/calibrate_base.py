@@ -19,7 +19,7 @@ from advisor.snapshot import Calibration, Snapshot
 
 ProgressFn = Callable[[str, float, float], None]  # (probe name, seconds elapsed, budget seconds)
 
-_ALLOWED = re.compile(r"^\s*(SELECT\b|WITH RECURSIVE\b|SET SESSION sort_buffer_size\b)", re.IGNORECASE)
+_ALLOWED = re.compile(r"^\s*(SELECT\b|WITH RECURSIVE\b|SET SESSION sort_buffer_size\b|SHOW GRANTS$)", re.IGNORECASE)
 _WRITE_ALLOWED = re.compile(r"^\s*(CREATE DATABASE `advisor_probe_[0-9a-f]+`|CREATE TABLE `advisor_probe_[0-9a-f]+`\.|"
                             r"INSERT INTO `advisor_probe_[0-9a-f]+`\.|DROP DATABASE IF EXISTS `advisor_probe_[0-9a-f]+`|"
                             r"KILL CONNECTION \d+$)")

@@ -355,6 +355,18 @@ def probe_commit(ctx: ProbeContext, deadline: float) -> None:
 
     name = f"advisor_probe_{secrets.token_hex(4)}"
     with ctx.conn.cursor() as cur:
+        try:
+            cur.execute(check_statement("SHOW GRANTS"))
+            grants = [str(r[0]) for r in cur.fetchall()]
+        except pymysql.MySQLError as e:
+            if is_gone(e):
+                raise
+            grants = []  # cannot tell: CREATE is tried and its refusal reported
+        lacking = calibrate_stats.write_privileges_missing(grants, name) if grants else None
+        if lacking:
+            raise ProbeSkipped(f"the account lacks {', '.join(lacking)} for a scratch schema `advisor_probe_…` "
+                               "(SHOW GRANTS), so no CREATE was sent; grant CREATE, INSERT, DROP ON "
+                               "`advisor\\_probe\\_%`.* to measure commits (docs/privileges.md)")
         cur.execute(check_statement("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s"), (name,))
         if cur.fetchone()[0]:
             raise ProbeSkipped(f"schema {name} already exists; the write probe never touches a schema it did not create")
@@ -374,6 +386,7 @@ def probe_commit(ctx: ProbeContext, deadline: float) -> None:
                 if e.args and e.args[0] == 1007:  # exists: someone else's, leave it alone
                     wp.cleanup = "not created: it already existed"
                     raise ProbeSkipped(f"schema {name} already exists; the write probe refuses to use it") from None
+                conn_ok = True  # refused, not cut off: nothing was created, nothing to drop
                 raise ProbeSkipped(f"cannot create the scratch schema: {error_text(e, ctx.ep)} "
                                    "(the write probe needs CREATE, INSERT and DROP)") from None
             wp.created = True

@@ -7,6 +7,7 @@ verdicts on the results are judgements and live in advisor.rules.calibration.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
@@ -231,3 +232,45 @@ def mount_fstype(mountinfo: str, path: str) -> Optional[str]:
 
 
 
+
+
+# ---------------------------------------------------------------- the write probe's privileges
+
+WRITE_PRIVILEGES = ("CREATE", "INSERT", "DROP")
+_GRANT = re.compile(r"^GRANT\s+(.+?)\s+ON\s+(?:(?:TABLE|FUNCTION|PROCEDURE|PACKAGE(?: BODY)?)\s+)?(\S+)\s+TO\s", re.I | re.S)
+
+
+def _like(pattern: str, name: str) -> bool:
+    """A grant's database pattern (`_` and `%` wildcards, `\\_` a literal) against a schema name."""
+    out, i = "", 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            out += re.escape(pattern[i + 1])
+            i += 2
+            continue
+        out += ".*" if c == "%" else "." if c == "_" else re.escape(c)
+        i += 1
+    return re.fullmatch(out, name, re.S) is not None
+
+
+def write_privileges_missing(grants: list[str], schema: str) -> Optional[list[str]]:
+    """Which of CREATE, INSERT and DROP no line of SHOW GRANTS gives on `schema` (on *.*, or on a
+    database pattern that matches it); [] when all are there; None when the grants cannot tell
+    (a role is granted: its privileges are not listed here)."""
+    have: set[str] = set()
+    for line in grants:
+        m = _GRANT.match(line.strip())
+        if m is None:
+            if re.match(r"^GRANT\s+`[^`]*`(@`[^`]*`)?(\s*,\s*`[^`]*`(@`[^`]*`)?)*\s+TO\s", line.strip(), re.I):
+                return None  # a role
+            continue
+        privs, target = m.group(1), m.group(2)
+        db = target.split(".", 1)[0].strip("`")
+        if not (target.startswith("*.") or _like(db, schema)):
+            continue
+        names = {p.strip().upper() for p in re.sub(r"\([^)]*\)", "", privs).split(",")}
+        if names & {"ALL", "ALL PRIVILEGES"}:
+            have.update(WRITE_PRIVILEGES)
+        have.update(names)
+    return [p for p in WRITE_PRIVILEGES if p not in have]

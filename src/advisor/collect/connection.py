@@ -22,6 +22,7 @@ from advisor.errors import ConnectError, UsageError
 SSL_MODES = ("DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
 DEFAULT_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock",
                    "/var/lib/mysql/mysql.sock")
+MAX_TIMEOUT = 86400  # seconds; a socket timeout must fit the C timeval, and a day is plenty
 
 
 @dataclass
@@ -162,8 +163,10 @@ def resolve(opts: ConnectionOptions, env: Optional[dict[str, str]] = None) -> En
     for label, path in (("--ssl-ca", ssl_ca), ("--ssl-cert", ssl_cert), ("--ssl-key", ssl_key)):
         if path and not Path(path).is_file():
             raise UsageError(f"{label} {path} does not exist.", f"pass {label} with the path of a PEM file.")
-    if not (0 < opts.connect_timeout < 1e6) or not (0 < opts.read_timeout < 1e6):
-        raise UsageError("timeouts must be positive numbers of seconds.", "pass e.g. --connect-timeout 5 --read-timeout 30.")
+    for label, t in (("--connect-timeout", opts.connect_timeout), ("--read-timeout", opts.read_timeout)):
+        if not 0 < t <= MAX_TIMEOUT:  # also false for NaN
+            raise UsageError(f"{label} {t:g} is not a number of seconds between 0 and {MAX_TIMEOUT:,}.",
+                             f"pass a positive number of seconds, e.g. {label} 5.")
     return Endpoint(
         host=host or "localhost", port=port, socket=sock, user=user, password=password, ssl_mode=mode,
         ssl_ca=ssl_ca, ssl_cert=ssl_cert, ssl_key=ssl_key,
@@ -205,6 +208,20 @@ def _ssl_args(ep: Endpoint) -> dict[str, Any]:
     return {"ssl": ctx}
 
 
+def _tls_args(ep: Endpoint) -> dict[str, Any]:
+    """_ssl_args, with a certificate file that cannot be loaded as a usage error."""
+    import ssl
+
+    try:
+        return _ssl_args(ep)
+    except (ssl.SSLError, OSError, ValueError) as e:
+        files = ", ".join(f"{k} {v}" for k, v in (("--ssl-ca", ep.ssl_ca), ("--ssl-cert", ep.ssl_cert),
+                                                  ("--ssl-key", ep.ssl_key)) if v)
+        raise UsageError(f"cannot load the TLS files ({files}): {getattr(e, 'reason', None) or e}.",
+                         "give PEM files: --ssl-ca the CA certificate, --ssl-cert/--ssl-key the client "
+                         "certificate and its key.") from None
+
+
 def scrub(text: str, ep: Optional[Endpoint]) -> str:
     """Remove the password from any text that might echo it."""
     if ep is not None and ep.password and len(ep.password) >= 1:
@@ -229,7 +246,7 @@ def connect(ep: Endpoint) -> Any:
         kwargs["unix_socket"] = ep.socket
     else:
         kwargs.update(host=ep.host, port=ep.port)
-    kwargs.update(_ssl_args(ep))
+    kwargs.update(_tls_args(ep))
     reached: list[str] = []  # how far the attempt got: "transport" (TCP or socket up), "greeting"
 
     class _Connection(pymysql.connections.Connection):  # type: ignore[misc]
@@ -266,6 +283,17 @@ def connect(ep: Endpoint) -> Any:
         msg = scrub(str(e), ep)
         raise ConnectError(f"cannot connect to {ep.describe()}: {_cut(msg)}.",
                            _connect_tip(2003, ep, msg, time.monotonic() - started, reached)) from None
+    except UnicodeError as e:  # a host name the IDNA codec refuses (a label over 63 characters)
+        if isinstance(e, UnicodeEncodeError) and e.encoding == "latin-1" and ep.password:
+            # a stopgap until the password is sent as UTF-8 (issue 19): an error, not exit 70
+            raise ConnectError(f"cannot connect to {ep.describe()}: the password has characters the driver "
+                               "cannot send (it encodes mysql_native_password passwords as latin-1).",
+                               "use a password of latin-1 characters for this account, or connect with an "
+                               "account whose password is.") from None
+        if "idna" not in str(e):
+            raise
+        raise ConnectError(f"cannot connect to {ep.describe()}: the host name is not valid ({e}).",
+                           "check --host: each dot-separated part has at most 63 characters.") from None
     conn._read_timeout = ep.read_timeout  # PyMySQL re-applies these before each read/write
     conn._write_timeout = ep.read_timeout
     if ep.ssl_mode in ("REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"):

@@ -134,22 +134,59 @@ def load_host_facts_file(path: str) -> dict[str, Any]:
     p = Path(path)
     if not p.is_file():
         raise InvalidInputError(f"host-facts file {p} does not exist.", tip)
+    from advisor.inputs import BadInput, clip, load_json
+
     try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise InvalidInputError(f"cannot read host-facts file {p}: {e}.", tip) from None
+        doc = load_json(p.read_bytes())
+    except OSError as e:
+        raise InvalidInputError(f"cannot read host-facts file {p}: {e.strerror}.", tip) from None
     except json.JSONDecodeError as e:
         raise InvalidInputError(f"host-facts file {p} is not valid JSON (line {e.lineno}, column {e.colno}: "
                                 f"{e.msg}); it may be truncated.", tip) from None
+    except BadInput as e:
+        raise InvalidInputError(f"host-facts file {p} cannot be read: {e}.", tip) from None
     if isinstance(doc, dict) and doc.get("format") == RAW_FORMAT and isinstance(doc.get("files"), dict):
         return doc  # the gatherer's own output (host_gather.py run on the server, e.g. by the Ansible role)
     if not isinstance(doc, dict) or doc.get("schema") != HOST_FACTS_SCHEMA:
         got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
-        raise InvalidInputError(f"{p} is not a host-facts file (schema {got!r}, expected {HOST_FACTS_SCHEMA!r}).", tip)
+        raise InvalidInputError(f"{p} is not a host-facts file (schema {clip(got, 60)}, expected "
+                                f"{HOST_FACTS_SCHEMA!r}).", tip)
     raw = doc.get("raw")
     if not isinstance(raw, dict) or raw.get("format") != RAW_FORMAT or not isinstance(raw.get("files"), dict):
         raise InvalidInputError(f"host-facts file {p} has no raw section in format {RAW_FORMAT}.", tip)
+    problem = raw_problem(raw)
+    if problem:
+        raise InvalidInputError(f"host-facts file {p} is damaged: {problem}.", tip)
     return raw
+
+
+# The shape of each section of a raw host document (host_gather.Gatherer.raw): a mapping from a
+# path to a value of this type ("list" = a list of names).
+_RAW_SECTIONS = {"files": str, "links": str, "dirs": list, "errors": str, "paths": dict}
+
+
+def raw_problem(raw: dict[str, Any]) -> str:
+    """What is wrong with the shape of a raw host document (a file, or the gatherer's output over ssh),
+    or ''. The parser trusts these shapes, so a document that breaks them is refused whole."""
+    from advisor.inputs import clip
+
+    for section, kind in _RAW_SECTIONS.items():
+        value = raw.get(section)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            return f"raw.{section} is {type(value).__name__}, expected an object of paths"
+        for key, item in value.items():
+            if not isinstance(item, kind) or (kind is list and not all(isinstance(x, str) for x in item)):
+                want = {str: "text", list: "a list of names", dict: "an object"}[kind]
+                return f"raw.{section}[{clip(key, 80)}] is {type(item).__name__}, expected {want}"
+    info = raw.get("mysqld")
+    if info is not None and not isinstance(info, dict):
+        return f"raw.mysqld is {type(info).__name__}, expected an object"
+    pid = (info or {}).get("pid")
+    if pid is not None and (isinstance(pid, bool) or not isinstance(pid, int) or pid < 0):
+        return f"raw.mysqld.pid is {clip(pid, 40)}, expected a process id"
+    return ""
 
 
 def host_facts_only(sysroot: str = "/", datadir: Optional[str] = None) -> tuple[dict[str, Any], HostFacts]:

@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 from advisor.collect.host_gather import cgroup_dirs, cgroup_mounts, parse_mountinfo_lines
 from advisor.snapshot import BlockDevice, Cpu, HostFacts, Memory, Storage, Thp
+from advisor.units import whole
 
 UNLIMITED = 1 << 60  # cgroup v1 reports "no limit" as PAGE_COUNTER_MAX pages (9223372036854771712)
 
@@ -72,7 +73,7 @@ def parse_meminfo(text: str) -> dict[str, int]:
     for line in text.splitlines():
         key, _, rest = line.partition(":")
         parts = rest.split()
-        if not parts or not parts[0].isdigit():
+        if not parts or whole(parts[0]) is None:
             continue
         n = int(parts[0])
         if len(parts) > 1 and parts[1] == "kB":
@@ -133,7 +134,7 @@ def parse_cgroup_limit(value: Optional[str]) -> Optional[int]:
     if value is None:
         return None
     v = value.strip()
-    if v == "max" or not v.isdigit():
+    if v == "max" or whole(v) is None:
         return None
     n = int(v)
     return None if n >= UNLIMITED else n
@@ -305,8 +306,8 @@ def _open_files(t: RawTree, h: HostFacts) -> None:
     elif soft == "unlimited":
         h.mysqld_open_files_limit = None
         h.note_missing("host.mysqld_open_files_limit", "the server's open files limit is unlimited")
-    elif soft.isdigit():
-        h.mysqld_open_files_limit = int(soft)
+    elif whole(soft) is not None:
+        h.mysqld_open_files_limit = whole(soft)
 
 
 def _note_storage_missing(h: HostFacts, t: RawTree, st: Storage, prefix: str) -> None:
@@ -428,7 +429,11 @@ def _walk(t: RawTree, name: str, stack: list[str], out: list[BlockDevice], depth
         stack.append(f"{name} (not in /sys/class/block)")
         return
     if t.value(base + "/partition") is not None:
-        parent = target.rstrip("/").split("/")[-2]
+        parts = target.rstrip("/").split("/")
+        if len(parts) < 2 or not parts[-2]:
+            stack.append(f"{name} (a partition whose /sys link {target!r} names no parent device)")
+            return
+        parent = parts[-2]
         stack.append(f"{name} (partition {t.value(base + '/partition')} of {parent})")
         _walk(t, parent, stack, out, depth + 1)
         return

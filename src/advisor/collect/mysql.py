@@ -7,6 +7,7 @@ snapshot sections. Statements are module constants so tests can check them.
 
 from __future__ import annotations
 
+import codecs
 import time
 from typing import Any, Callable, Optional
 
@@ -58,6 +59,10 @@ class _Reader:
 
         assert sql.lstrip().upper().startswith(READ_ONLY_PREFIXES), sql
         self.raw.queries.append(sql)
+        prev = getattr(self.conn, "encoding", "utf8")
+        # A value that is not UTF-8 (a server can hold one in a latin1 variable) reads with U+FFFD
+        # instead of failing the whole collection: text columns are decoded with a lenient codec.
+        self.conn.encoding = LENIENT_UTF8
         try:
             with self.conn.cursor() as cur:
                 cur.execute(sql)
@@ -88,6 +93,33 @@ class _Reader:
             raise CollectionError(
                 f"the connection to {self.ep.describe()} broke during `{sql[:60]}` ({e}); the snapshot was not written.",
                 "check the server's error log and the network, then run the command again.") from None
+        finally:
+            self.conn.encoding = prev
+
+
+LENIENT_UTF8 = "advisor_utf8_replace"
+
+
+def _lenient_codec(name: str) -> Optional[codecs.CodecInfo]:
+    """UTF-8 that decodes invalid bytes to U+FFFD (PyMySQL decodes with `bytes.decode(conn.encoding)`,
+    strict, and has no errors= setting)."""
+    if name != LENIENT_UTF8:
+        return None
+    return codecs.CodecInfo(name=LENIENT_UTF8, encode=codecs.utf_8_encode,
+                            decode=lambda data, errors="strict": codecs.utf_8_decode(data, "replace", True))
+
+
+codecs.register(_lenient_codec)
+
+
+def _whole(value: Any) -> Optional[int]:
+    """A server's integer answer, or None when it is NULL or not an integer."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    text = str(value).strip() if value is not None else ""
+    return int(text) if text.isdigit() and len(text) <= 20 else None
 
 
 def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
@@ -101,7 +133,10 @@ def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
     t0 = time.monotonic()
     raw.session_ssl = [(str(a), b) for a, b in (r.rows(Q_SESSION_SSL, "session_ssl", fatal=False) or [])]
     cid = r.rows(Q_CONNECTION_ID, "connection_id", fatal=False)
-    raw.connection_id = int(cid[0][0]) if cid else None
+    raw.connection_id = _whole(cid[0][0]) if cid and cid[0] else None
+    if cid and raw.connection_id is None:
+        raw.errors["connection_id"] = QueryError(Q_CONNECTION_ID, 0, f"the server answered {str(cid[0][:1])[:60]}, "
+                                                                     "not a connection id")
     raw.data_size = r.rows(Q_DATA_SIZE, "data_size", fatal=False)
     variables = {k.lower(): v for k, v in raw.variables}
     if needs_ps_tls(variables):

@@ -6,6 +6,7 @@ from typing import Any, Optional
 
 from advisor.collect.dictionary_parse import parse_dictionary
 from advisor.collect.raw import RawServer
+from advisor.knowledge.catalogue import mask_secret_variables
 from advisor.snapshot import (ConnectionInfo, EngineSize, ServerFacts, StatusInterval, Target, TlsCertificate,
                               TlsSession, TlsUsage)
 from advisor.units import parse_bool, try_number
@@ -78,12 +79,37 @@ def interval_rates(before: list[tuple[str, Any]], after: list[tuple[str, Any]], 
     return out
 
 
+def _count(v: Any) -> Optional[int]:
+    """A whole non-negative number from a result cell (int, Decimal or text), or None."""
+    if v is None or isinstance(v, bool):
+        return None
+    n = try_number(_text(v)) if not isinstance(v, int) else v
+    if n is None or isinstance(n, float) and not n.is_integer() or n < 0:
+        return None
+    return int(n)
+
+
+def _data_sizes(rows: list[tuple[Any, ...]]) -> tuple[dict[str, EngineSize], str]:
+    """Engine -> sizes from the information_schema.TABLES query, or ({}, what was odd)."""
+    sizes: dict[str, EngineSize] = {}
+    for row in rows:
+        if len(row) != 4:
+            return {}, f"a row of {len(row)} columns"
+        engine, *cells = row
+        nums = [0 if c is None else _count(c) for c in cells]
+        if any(n is None for n in nums):
+            odd = next(c for c, n in zip(cells, nums) if n is None)
+            return {}, f"{_text(odd)[:60]!r} for engine {_text(engine)[:60]}"
+        sizes[_text(engine)] = EngineSize.model_construct(tables=nums[0], data_bytes=nums[1], index_bytes=nums[2])
+    return sizes, ""
+
+
 def parse_server(raw: RawServer, user: Optional[str], ssl_mode: Optional[str], transport: str) -> ServerFacts:
     # model_construct: the parser produces correctly typed values, and skipping validation keeps
     # pydantic from building schemas on the audit's hot path (~15 ms). A test checks that every
     # collected snapshot survives a validating JSON round trip unchanged.
     facts = ServerFacts.model_construct(
-        variables={k: _text(v) for k, v in raw.variables},
+        variables=mask_secret_variables({k: _text(v) for k, v in raw.variables}),
         status={k: _text(v) for k, v in raw.status},
         missing=[],
     )
@@ -104,10 +130,12 @@ def parse_server(raw: RawServer, user: Optional[str], ssl_mode: Optional[str], t
         facts.note_missing("server.connection.tls_version", _why(e.code, e.message, "session Ssl_% status"))
 
     if raw.data_size is not None:
-        sizes: dict[str, EngineSize] = {}
-        for engine, count, data, index in raw.data_size:
-            sizes[_text(engine)] = EngineSize.model_construct(tables=int(count or 0), data_bytes=int(data or 0), index_bytes=int(index or 0))
-        facts.data_size = sizes
+        sizes, bad = _data_sizes(raw.data_size)
+        if bad:
+            facts.note_missing("server.data_size", f"information_schema.TABLES answered {bad}, not a number of "
+                                                   "tables or bytes")
+        else:
+            facts.data_size = sizes
     elif "data_size" in raw.errors:
         e = raw.errors["data_size"]
         facts.note_missing("server.data_size", _why(e.code, e.message, "information_schema.TABLES"))
@@ -115,9 +143,10 @@ def parse_server(raw: RawServer, user: Optional[str], ssl_mode: Optional[str], t
     if raw.ps_tls is not None:
         sessions = []
         for pid, puser, phost, ver, cipher in raw.ps_tls:
-            if raw.connection_id is not None and pid is not None and int(pid) == raw.connection_id:
+            tid = _count(pid)
+            if raw.connection_id is not None and tid is not None and tid == raw.connection_id:
                 continue  # the advisor's own connection is reported separately
-            sessions.append(TlsSession.model_construct(thread_id=int(pid) if pid is not None else None, user=_text(puser) or None,
+            sessions.append(TlsSession.model_construct(thread_id=tid, user=_text(puser) or None,
                                        host=_text(phost) or None, tls_version=_text(ver) or None,
                                        tls_cipher=_text(cipher) or None))
         facts.tls_usage = TlsUsage.model_construct(source="performance_schema", sessions_total=len(sessions),

@@ -103,8 +103,13 @@ def gather_remote(destination: str, dirs: Optional[dict[str, str]] = None, pid_f
         raise CollectionError(f"the host-fact gatherer on {destination} printed no JSON (a login banner or shell "
                               "profile may print to standard output).",
                               "make the remote shell quiet for non-interactive sessions, or use --host-facts FILE.") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("files"), dict):
-        raise CollectionError(f"the host-fact gatherer on {destination} returned an unexpected document.", None)
+    from advisor.collect.host import raw_problem
+
+    problem = "" if not isinstance(raw, dict) or not isinstance(raw.get("files"), dict) else raw_problem(raw)
+    if not isinstance(raw, dict) or not isinstance(raw.get("files"), dict) or problem:
+        raise CollectionError(f"the host-fact gatherer on {destination} returned an unexpected document"
+                              f"{': ' + problem if problem else ''}.",
+                              "check that python3 on the server runs the gatherer unchanged, or use --host-facts FILE.")
     return raw
 
 

@@ -55,6 +55,7 @@ def audit(
         if progress is not None:
             progress.finish()
     write_output(render_report(a, fmt, output, verbose, fail_on), output)
+    a.raise_failure()
     if fail_on is not None and a.report.worst_at_least(fail_on.value):
         raise typer.Exit(1)
 

@@ -108,7 +108,7 @@ def calibrate(
         if progress is not None:
             progress.finish()
     if save_snapshot:
-        write_output(snap.to_json(), save_snapshot)
+        write_output(snap.to_json(), save_snapshot, private=True)
     if fmt == CalibrationFormat.json:
         from advisor.render.calibration import render_json
 

@@ -75,5 +75,6 @@ def checklist(
 
         text = render_markdown(cl)
     write_output(text, output)
+    a.raise_failure()
     if fail_on_fail and cl.failed:
         raise typer.Exit(1)

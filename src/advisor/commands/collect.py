@@ -36,10 +36,10 @@ def collect(
         if given:
             raise UsageError(f"--host-facts-only reads this machine only and takes no {', '.join(given)}.",
                              "run it on the server host itself.")
-        write_output(api.host_facts_only(sysroot), output)
+        write_output(api.host_facts_only(sysroot), output, private=True)
         return
     opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
                         no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path)
     snap = api.collect(opts, sample_seconds=sample_seconds, sysroot=sysroot, ssh=ssh, ssh_options=ssh_option or [],
                        host_facts=host_facts)
-    write_output(snap.to_json(), output)
+    write_output(snap.to_json(), output, private=True)

@@ -26,20 +26,20 @@ def import_(
 
     snap = import_snapshot(variables, status, flavor=flavor, version=version, input_format=input_format,
                            host_facts=host_facts)
-    write_output(snap.to_json(), output)
+    write_output(snap.to_json(), output, private=True)
     if output and output != "-":
         sys.stderr.write(summary(snap, output) + "\n")
 
 
 def summary(snap, output: str) -> str:
     """One line for the terminal: what was imported and where it went."""
-    from advisor.units import format_number
+    from advisor.units import format_number, whole
 
     t = snap.target
     info = snap.imported
     counts = ", ".join(f"{format_number(s.rows)} {s.kind} from {s.path} ({s.format})" for s in info.sources)
     up = snap.server.status.get("Uptime")
-    uptime = f", up {_duration(int(up))}" if up and up.isdigit() else ", no Uptime (no status dump)"
+    uptime = f", up {_duration(int(up))}" if up and whole(up) is not None else ", no Uptime (no status dump)"
     return f"advisor: imported {counts}; {_flavor(t.flavor)} {t.version}{uptime}; wrote {output}"
 
 

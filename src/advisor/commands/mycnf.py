@@ -47,10 +47,16 @@ def _size(text: Optional[str], option: str) -> Optional[int]:
 
     if text is None:
         return None
+    from advisor.inputs import clip
+
     try:
-        return parse_size(text)
+        n = parse_size(text)
     except ValueError:
-        raise UsageError(f"{option} {text!r} is not a size.", "write it as my.cnf does, e.g. 64G or 512M.") from None
+        raise UsageError(f"{option} {clip(text, 40)} is not a size.", "write it as my.cnf does, e.g. 64G or 512M.") from None
+    if not 1 << 20 <= n <= 1 << 64:
+        raise UsageError(f"{option} {clip(text, 40)} is not a memory size a server can have (1M to 16E).",
+                         "write the machine's memory as my.cnf does, e.g. 64G or 512M.")
+    return n
 
 
 def mycnf(
@@ -107,6 +113,7 @@ def mycnf(
         threads = api.sysbench_threads(sysbench)  # a malformed command is a usage error before any connection
     common = dict(mode=mode.value, allow_unsafe_durability=allow_unsafe_durability, rules_dirs=tuple(rules or []),
                   ignore=tuple(split_ids(ignore)), threads=threads)
+    failure = None
     if profile:
         plan = _profile_plan(ram, ram_bytes, cores, disk, flavor, version, workload, purpose_v, common)
     else:
@@ -116,13 +123,15 @@ def mycnf(
         stated = (ram_bytes, cores, disk.value if disk is not None else None)
         collection = None if (snapshot is not None or demo) else \
             _collection(conn(), sample_seconds, sysroot, ssh, ssh_option, host_facts)
-        plan = _server_plan(snapshot, demo, collection, stated, purpose_v or "production",
+        plan, failure = _server_plan(snapshot, demo, collection, stated, purpose_v or "production",
                             workload.value if workload is not None else None,
                             _calibration(calibrate, calibrate_seconds), common)
     from advisor.knowledge import default_catalogue
     from advisor.render.mycnf import render
 
     write_output(render(plan, default_catalogue()), output)
+    if failure is not None:  # calibration failed after the facts were collected: the file is written, exit 5
+        raise failure
 
 
 def _collection(opts, sample_seconds, sysroot, ssh, ssh_option, host_facts):  # type: ignore[no-untyped-def]
@@ -179,7 +188,7 @@ def _server_plan(snapshot, demo, collection, stated, purpose, workload, calibrat
         check_options(snap, opts)
         a = api.assess(purpose, snapshot=snap, rules_dirs=opts.rules_dirs, ignore=opts.ignore, source=source,
                        adjust=adjust)
-        return api.mycnf_of(a, opts)
+        return api.mycnf_of(a, opts), None
     a = api.assess(purpose, collection=collection, calibration=calibration, rules_dirs=common["rules_dirs"],
                    ignore=common["ignore"], adjust=adjust)
     t = a.snapshot.target
@@ -188,7 +197,7 @@ def _server_plan(snapshot, demo, collection, stated, purpose, workload, calibrat
                         f"{a.snapshot.collected_at})", **common)
     check_options(a.snapshot, opts)
     a.report.source = opts.source
-    return api.mycnf_of(a, opts)
+    return api.mycnf_of(a, opts), a.failure
 
 
 def _validate(path: str, flavor: Optional[Flavor], version: Optional[str], snapshot: Optional[str], demo: bool,

@@ -229,14 +229,23 @@ def terminal_width(default: int = 100) -> int:
     return max(40, min(200, width or default))
 
 
-def write_output(text: str, output: Optional[str]) -> None:
+def write_output(text: str, output: Optional[str], private: bool = False) -> None:
+    """Write to a file (or standard output for None / '-'). `private`: a snapshot or host-facts file,
+    written mode 0600 (also when the file existed with a wider mode): it describes the server, its
+    users and its host."""
     if output and output != "-":
-        from pathlib import Path
-
         from advisor.errors import UsageError
 
         try:
-            Path(output).write_text(text, encoding="utf-8")
+            if private:
+                fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    os.fchmod(fh.fileno(), 0o600)
+                    fh.write(text)
+            else:
+                from pathlib import Path
+
+                Path(output).write_text(text, encoding="utf-8")
         except OSError as e:
             raise UsageError(f"cannot write {output}: {e.strerror}.", "check the directory exists and is writable.") from None
     else:

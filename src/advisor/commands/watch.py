@@ -116,7 +116,7 @@ def watch(
                          ssh=ssh, ssh_options=list(ssh_option or []), host_stream=host_stream)
     run, signum = run_watch(wopts, live)
     if save:
-        write_output(run.to_json(), save)
+        write_output(run.to_json(), save, private=True)
     from advisor.watch.report import judge
     from advisor.watch.verdicts import load_verdicts
 

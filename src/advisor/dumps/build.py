@@ -148,7 +148,9 @@ def build_snapshot(variables: Input, status: Optional[Input], *, advisor_version
     elif not has_version:
         flavor_from = "--version"
 
-    server = ServerFacts.model_construct(variables=vars_, status=stat, missing=[])
+    from advisor.knowledge.catalogue import mask_secret_variables
+
+    server = ServerFacts.model_construct(variables=mask_secret_variables(vars_), status=stat, missing=[])
     if status is not None:
         interval, why = _interval(status.section)
         if interval is not None:

@@ -46,16 +46,22 @@ def _rows_from_objects(items: list[Any], where: str) -> list[Row]:
 def parse_json(text: str) -> Dump:
     """The JSON shapes listed in the module docstring."""
     dump = Dump("json")
+    from advisor.inputs import BadInput, load_json
+
     stripped = text.strip()
     try:
-        doc: Any = json.loads(stripped)
+        doc: Any = load_json(stripped)
+    except BadInput as e:
+        raise DumpError(f"it cannot be read: {e}") from None
     except json.JSONDecodeError as e:
         lines = [ln for ln in text_lines(stripped) if ln.strip()]
         if len(lines) > 1 and all(ln.lstrip().startswith("{") for ln in lines):  # ndjson
             items = []
             for n, ln in enumerate(lines, 1):
                 try:
-                    items.append(json.loads(ln))
+                    items.append(load_json(ln))
+                except BadInput as e2:
+                    raise DumpError(f"line {n} cannot be read: {e2}") from None
                 except json.JSONDecodeError as e2:
                     raise DumpError(f"line {n} is not valid JSON ({e2.msg})") from None
             doc = items

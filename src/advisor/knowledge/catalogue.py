@@ -328,3 +328,42 @@ def _value_problems(spec: VarSpec, name: str, value: Any, where: str) -> list[st
         if bad:
             problems.append(f"{name} = {value!r} on {where}: {', '.join(bad)} is not one of {', '.join(spec.enum)}")
     return problems
+
+
+# ---------------------------------------------------------------- variables that hold secrets
+
+# Variables whose value is a credential, as SHOW GLOBAL VARIABLES prints it in clear: MariaDB's
+# report_password (a replica's password shown to its primary, in clear in SHOW VARIABLES) and
+# wsrep_sst_auth (user:password for state transfers), and the names the
+# suffix rule below would miss. Any other variable whose name ends in one of SECRET_SUFFIXES is
+# a secret too, unless its value is a path (ssl_key, a key file), a number or a boolean word.
+SECRET_VARIABLES: frozenset[str] = frozenset({
+    "report_password", "wsrep_sst_auth", "wsrep_sst_donor_password", "master_password",
+    "server_audit_file_password", "ldap_bind_password", "authentication_ldap_simple_bind_root_pwd",
+    "authentication_ldap_sasl_bind_root_pwd",
+})
+SECRET_SUFFIXES = ("_password", "_secret", "_key", "_pwd", "_passwd", "_token")
+SECRET_MASK = "***"
+_NOT_SECRET_WORDS = frozenset({"", "on", "off", "yes", "no", "true", "false", "none", "null", "disabled", "enabled"})
+
+
+def is_secret_variable(name: str, value: object) -> bool:
+    """Whether a variable's value must never be shown: a listed secret, or a name with a secret suffix
+    holding a value that is not a path, a number or a boolean word."""
+    low = name.lower()
+    text = "" if value is None else str(value).strip()
+    if low in SECRET_VARIABLES:
+        return text != ""
+    if not low.endswith(SECRET_SUFFIXES):
+        return False
+    if text.lower() in _NOT_SECRET_WORDS or text.startswith(("/", "./", "../", "~")):
+        return False
+    if text.replace(".", "", 1).lstrip("-").isdigit() or text.lower().endswith((".pem", ".key", ".crt")):
+        return False
+    return True
+
+
+def mask_secret_variables(variables: Mapping[str, Any]) -> dict[str, Any]:
+    """The variables with every secret value replaced by SECRET_MASK (the names stay: a rule may say
+    that a secret is set, never what it is)."""
+    return {k: (SECRET_MASK if v != SECRET_MASK and is_secret_variable(k, v) else v) for k, v in variables.items()}

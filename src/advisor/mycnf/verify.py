@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from advisor.mycnf.cnf import OptionLine, effective, option_to_variable, server_options
-from advisor.knowledge.catalogue import VariableCatalogue
+from advisor.knowledge.catalogue import SECRET_MASK, VariableCatalogue, is_secret_variable
 from advisor.mycnf.compare import same_value, show, unit_of
 from advisor.mycnf.model import set_global_statement
 from advisor.versions import Version
@@ -76,6 +76,11 @@ def compare(options: list[OptionLine], variables: dict[str, str], flavor: str, v
             continue
         var, want = mapped
         have = server[var]
+        if is_secret_variable(var, want) or have == SECRET_MASK:
+            # a secret: its value is shown nowhere, and the server's is masked in the snapshot
+            items.append(VerifyItem(o.name, o.where(), SECRET_MASK, var, SECRET_MASK, "not_applicable",
+                                    f"{var} holds a secret; its value is neither shown nor compared"))
+            continue
         unit = unit_of(var, flavor, version, catalogue)
         if same_value(want, have, unit):
             items.append(VerifyItem(o.name, o.where(), o.value, var, have, "applied"))

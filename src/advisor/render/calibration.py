@@ -3,7 +3,8 @@ docs/calibration.md). They return strings and never print."""
 
 from __future__ import annotations
 
-import json
+from advisor.render import json_out
+
 from typing import Optional
 
 from advisor.rules.calibration import calibration_document, verdicts_of
@@ -23,7 +24,7 @@ def _mb(v: Optional[float]) -> str:
 
 
 def render_json(snap: Snapshot) -> str:
-    return json.dumps(calibration_document(snap), indent=2) + "\n"
+    return json_out.dumps(calibration_document(snap), indent=2) + "\n"
 
 
 def render_text(snap: Snapshot) -> str:

@@ -7,7 +7,8 @@ info finding: something to state or consider) has no box, since it is neither pa
 
 from __future__ import annotations
 
-import json
+from advisor.render import json_out
+
 from typing import Any
 
 from advisor.checklist import PHASE_TITLES, Checklist, Item
@@ -79,4 +80,4 @@ def render_markdown(cl: Checklist) -> str:
 
 
 def render_json(cl: Checklist) -> str:
-    return json.dumps(cl.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
+    return json_out.dumps(cl.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any, Optional, Sequence
 
+from advisor.render import json_out
+
 FleetResult = Any  # advisor.fleet.FleetResult: target, seconds, report, error, exit_code, timings, host_facts
 
 SHOWN_HOSTS = 6  # host names listed per rule or drift value in text; the JSON lists them all
@@ -98,4 +100,4 @@ def render_text(results: Sequence[FleetResult], wall_seconds: float, jobs: int,
 
 def render_json(results: Sequence[FleetResult], purpose: str, wall_seconds: float, jobs: int,
                 rollup: Optional[dict[str, Any]] = None) -> str:
-    return json.dumps(summary_dict(results, purpose, wall_seconds, jobs, rollup), indent=2) + "\n"
+    return json_out.dumps(summary_dict(results, purpose, wall_seconds, jobs, rollup), indent=2) + "\n"

@@ -3,10 +3,22 @@ string; never prints."""
 
 from __future__ import annotations
 
+from advisor.knowledge.catalogue import SECRET_MASK, is_secret_variable
 from advisor.mycnf.validate import ValidationResult
 
 
 def render_text(r: ValidationResult) -> str:
+    """The report; the values of options that hold a secret (report_password, wsrep_sst_auth, ...)
+    are shown as *** wherever they would appear."""
+    secrets = sorted({i.value for i in r.items if i.value and is_secret_variable(i.option.replace("-", "_"), i.value)},
+                     key=len, reverse=True)
+    text = _text(r)
+    for s in secrets:
+        text = text.replace(s, SECRET_MASK)
+    return text
+
+
+def _text(r: ValidationResult) -> str:
     label = {"ok": "ok", "problem": "PROBLEM", "warning": "warning", "not_checked": "not checked"}
     lines = [f"advisor mycnf --validate {r.path}: target {r.flavor} {r.version} ({r.target_source})", ""]
     for e in r.file_errors:

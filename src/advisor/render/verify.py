@@ -3,7 +3,8 @@ strings and never print."""
 
 from __future__ import annotations
 
-import json
+from advisor.render import json_out
+
 
 from advisor.mycnf.verify import VerifyResult
 
@@ -28,4 +29,4 @@ def render_text(r: VerifyResult) -> str:
 
 
 def render_json(r: VerifyResult) -> str:
-    return json.dumps(r.to_dict(), indent=2) + "\n"
+    return json_out.dumps(r.to_dict(), indent=2) + "\n"

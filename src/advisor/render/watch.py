@@ -3,6 +3,8 @@ JSON. Pure: they return strings; the CLI writes them."""
 
 from __future__ import annotations
 
+from advisor.render import json_out
+
 import json
 import textwrap
 from typing import Any, Optional
@@ -298,4 +300,4 @@ def report_dict(report: WatchReport) -> dict[str, Any]:
 
 
 def render_json(report: WatchReport) -> str:
-    return json.dumps(report_dict(report), indent=1) + "\n"
+    return json_out.dumps(report_dict(report), indent=1) + "\n"

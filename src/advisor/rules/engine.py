@@ -17,7 +17,7 @@ from advisor.rules.facts import FactMissing, FactView, Unknown, json_value, rend
 from advisor.rules.formulas import FORMULAS
 from advisor.rules.schema import AllOf, AnyOf, Condition, Leaf, NotOf, Rule
 from advisor.snapshot import Snapshot
-from advisor.units import format_number, format_size
+from advisor.units import format_number, format_size, whole
 from advisor.versions import Version
 
 
@@ -87,8 +87,8 @@ def _show(path: str, value: Any, unit: Optional[str]) -> str:
     n = None
     if isinstance(value, (int, float)):
         n = value
-    elif isinstance(value, str) and value.strip().isdigit():
-        n = int(value)
+    elif isinstance(value, str) and whole(value.strip()) is not None:
+        n = whole(value.strip())
     if n is not None:
         if unit == "bytes" and abs(n) >= 1 << 20:
             return f"{path} is {format_size(n)}"

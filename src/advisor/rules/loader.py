@@ -50,10 +50,22 @@ def _toml(text: str, source: str) -> dict[str, Any]:
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
+    from advisor.inputs import BadInput, check_toml, clip_words, finite_float
+
     try:
-        return tomllib.loads(text)
+        return check_toml(tomllib.loads(text, parse_float=finite_float))
     except tomllib.TOMLDecodeError as e:
-        raise RuleLoadError(f"{source}: not valid TOML: {e}.", "check quoting and brackets near that line.") from None
+        raise RuleLoadError(f"{source}: not valid TOML: {clip_words(str(e))}.",
+                            "check quoting and brackets near that line.") from None
+    except BadInput as e:
+        raise RuleLoadError(f"{source}: cannot be read: {e}.", "write plain values: numbers that fit 64 bits, "
+                            "arrays and tables nested a few levels.") from None
+    except RecursionError:
+        raise RuleLoadError(f"{source}: cannot be read: arrays or tables nested too deep.",
+                            "write arrays and tables nested a few levels.") from None
+    except ValueError as e:  # an integer of more than 4,300 digits
+        raise RuleLoadError(f"{source}: cannot be read: a number too large ({clip_words(str(e), 80)}).",
+                            "write numbers that fit 64 bits.") from None
 
 
 def _validated(model: Any, raw: dict[str, Any], source: str) -> Any:
@@ -70,6 +82,23 @@ def _validated(model: Any, raw: dict[str, Any], source: str) -> Any:
                 msg += f" (got {inp!r})"
         more = f" ({e.error_count() - 1} more problems)" if e.error_count() > 1 else ""
         raise _err(source, _fmt_loc(first["loc"]), msg + more) from None
+
+
+def _formula_args_problem(name: str, args: dict[str, Any]) -> str:
+    """What the rule's `args` lack or have too many for the formula's signature, or ''. The engine
+    calls the formula as fn(view, **args): a missing argument would fail there, an extra one would be
+    silently ignored."""
+    import inspect
+
+    params = list(inspect.signature(FORMULAS[name].fn).parameters.values())[1:]
+    named = {p.name: p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    missing = [n for n, p in named.items() if p.default is p.empty and n not in args]
+    if missing:
+        return (f"formula {name!r} needs {', '.join(missing)} (e.g. args = {{ {missing[0]} = \"...\" }})")
+    extra = sorted(set(args) - set(named))
+    if extra:
+        return f"formula {name!r} takes no argument {', '.join(extra)} (it takes: {', '.join(named) or 'none'})"
+    return ""
 
 
 def parse_rule(text: str, source: str, catalogue: Optional[VariableCatalogue] = None) -> Rule:
@@ -101,6 +130,9 @@ def rule_from_data(raw: dict[str, Any], source: str, catalogue: Optional[Variabl
                 raise _err(source, f"{loc}.formula", f"no formula named {rec.formula!r} (known: {', '.join(sorted(FORMULAS))})")
             if rec.variable is not None or rec.value is not None:
                 raise _err(source, loc, "give either formula (+ args) or variable + value, not both")
+            problem = _formula_args_problem(rec.formula, rec.args)
+            if problem:
+                raise _err(source, f"{loc}.args", problem)
         elif rec.variable is None or rec.value is None:
             raise _err(source, loc, "a recommendation needs variable and value, or a formula")
         rec_whens.append(cond(rec.when, f"{loc}.when") if rec.when is not None else None)
@@ -140,6 +172,23 @@ def _check_example_facts(examples: Iterable[Any], source: str) -> None:
             problem = validate_path(key, DERIVED)
             if problem:
                 raise _err(source, f"examples[{i}].facts", problem)
+        _check_example_snapshot(ex, i, source)
+
+
+def _check_example_snapshot(ex: Any, i: int, source: str) -> None:
+    """The example's target and facts make a valid snapshot (so running it cannot fail later): a fact
+    of the wrong shape (`"host.cpu" = "x"`) or a target that is not '<flavor> <version>' is a load error."""
+    from advisor.inputs import clip
+    from advisor.rules.examples import example_snapshot
+
+    try:
+        example_snapshot(ex)
+    except ValidationError as e:
+        first = e.errors()[0]
+        raise _err(source, f"examples[{i}].facts", f"{_fmt_loc(first['loc'])}: {first['msg']}") from None
+    except (ValueError, TypeError, AttributeError, KeyError) as e:
+        raise _err(source, f"examples[{i}]", f"target {clip(ex.target, 60)} and facts make no snapshot "
+                                              f"({clip(str(e), 120).strip(chr(39))})") from None
 
 
 def entry_from_data(raw: dict[str, Any], source: str, catalogue: Optional[VariableCatalogue] = None) -> Entry:
@@ -151,7 +200,7 @@ def entry_from_data(raw: dict[str, Any], source: str, catalogue: Optional[Variab
     kind = raw.get("kind", "rule")
     if kind == "rule" and "kind" not in raw:
         return rule_from_data(raw, source, catalogue)
-    if kind not in KINDS or KINDS[kind].schema is None:
+    if not isinstance(kind, str) or kind not in KINDS or KINDS[kind].schema is None:
         raise _err(source, "kind", f"expected one of {', '.join(k for k in KINDS if KINDS[k].schema)} or no kind "
                    f"for a rule (got {kind!r})")
     spec = _validated(KINDS[kind].schema, raw, source)
@@ -198,7 +247,7 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
     """The built-in catalogue plus user directories (--rules DIR), with the variable catalogue, as the
     Catalogue the core is handed. A duplicate id (across kinds) is an error.
 
-    Validated entries are cached (~/.cache/advisor, keyed by every file's size and mtime and the code
+    Validated entries are cached (~/.cache/advisor, keyed by the content of every file and of the code
     that validates them; set ADVISOR_NO_CACHE=1 to bypass): parsing and validating the TOML files
     costs tens of milliseconds per run, reading the cache about one."""
     from advisor.knowledge import default_catalogue
@@ -234,6 +283,15 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
         if variables is default_catalogue() else None
     return build_catalogue(variables, rules, others=others, generated=made)
 
+def _text(f: Any, source: str) -> str:
+    try:
+        return f.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise RuleLoadError(f"{source}: byte {e.start:,} is not UTF-8.", "save rule files as UTF-8 text.") from None
+    except OSError as e:
+        raise RuleLoadError(f"{source}: cannot be read: {e.strerror}.", "check the file and its permissions.") from None
+
+
 def _load(files: list[tuple[str, Any]]) -> tuple[list[Rule], dict[str, list[Any]]]:
     """Every file validated: the rules, and the other kinds' entries by kind; ids unique across kinds
     (so a hit on the rules' cache file still means all of them were checked)."""
@@ -243,7 +301,7 @@ def _load(files: list[tuple[str, Any]]) -> tuple[list[Rule], dict[str, list[Any]
     others: dict[str, list[Any]] = {k: [] for k in KINDS if k != "rule"}
     seen: dict[str, str] = {}
     for source, f in files:
-        entry = entry_from_data(_toml(f.read_text(encoding="utf-8"), source), source)
+        entry = entry_from_data(_toml(_text(f, source), source), source)
         for name in [entry.id, *entry.aliases]:
             if name in seen:
                 raise RuleLoadError(f"{source}: id: {name!r} is already used by {seen[name]}.",

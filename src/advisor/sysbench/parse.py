@@ -42,10 +42,12 @@ from advisor.sysbench.options import (ALL_OPTIONS, BUILTIN_COMMANDS, BUILTIN_TES
 
 _BOOL_VALUES = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}
 _SHELL_VAR = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|\([^)]*\))")
-_INT = re.compile(r"[0-9]+")
-_LUA_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?")
-_SIZE = re.compile(r"[0-9]+[KMGT]?", re.IGNORECASE)
-_DOUBLE = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# At most 19 digits: sysbench reads integers into a C long long (a longer one overflows), and Python
+# refuses to convert a string of more than 4,300 digits.
+_INT = re.compile(r"[0-9]{1,19}")
+_LUA_NUMBER = re.compile(r"[0-9]{1,19}(?:\.[0-9]{0,19})?(?:[eE][+-]?[0-9]{1,2})?")
+_SIZE = re.compile(r"[0-9]{1,19}[KMGT]?", re.IGNORECASE)
+_DOUBLE = re.compile(r"-?(?:[0-9]{1,19}(?:\.[0-9]{0,19})?|\.[0-9]{1,19})(?:[eE][+-]?[0-9]{1,2})?")
 _WRAPPERS = {"time", "sudo", "nice", "nohup", "env", "numactl", "taskset", "exec", "command", "stdbuf", "chrt", "ionice"}
 
 
@@ -152,6 +154,9 @@ def _typed(spec: OptSpec, raw: Optional[str], written: str) -> Value:
         return raw.upper()
     if spec.type == "list":
         parts = tuple(p for p in raw.split(",") if p != "")
+        if not parts and spec.name in ("mysql-host", "mysql-port"):
+            raise _err(f"{written}: --{spec.name} names no {spec.name.split('-')[1]} (only commas); sysbench would "
+                       f"connect to nothing.", f"write e.g. --{spec.name}={spec.default}.")
         if spec.name == "mysql-port":
             for p in parts:
                 if not is_shell_expression(p) and not _INT.fullmatch(p):
@@ -194,6 +199,9 @@ def _secret_values(tokens: list[str], config_text: Optional[str]) -> list[str]:
             continue
         if m.group(2):
             out.append(m.group(3))
+        elif m.group(3)[:1].isspace():  # one quoted word holding name and value: '--mysql-password X'
+            out.append(m.group(3).strip())
+            out.extend(m.group(3).split())
         elif tok.startswith("--") and i + 1 < len(tokens) and not tokens[i + 1].startswith("--"):
             out.append(tokens[i + 1])
     for line in (config_text or "").splitlines():

@@ -10,7 +10,7 @@ from typing import Optional
 from advisor.rules.checks.base import CheckContext, CheckResult, CheckSet, data_cache, stats_sampler
 from advisor.rules.facts import FactView, Unknown
 from advisor.sysbench import SysbenchCommand, Unresolved, quote_word
-from advisor.units import format_size
+from advisor.units import format_size, whole
 
 CHECKS = CheckSet()
 RECORDED_VARIABLES = ("innodb_buffer_pool_size", "innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin",
@@ -86,8 +86,8 @@ def recorded_config(view: FactView) -> list[str]:
             continue
         if str(v) == "":
             out.append(f"{name}=(empty)")
-        elif view.catalogue.unit(name) == "bytes" and str(v).isdigit():
-            out.append(f"{name}={format_size(int(v))}")
+        elif view.catalogue.unit(name) == "bytes" and whole(str(v)) is not None:
+            out.append(f"{name}={format_size(whole(str(v)))}")
         else:
             out.append(f"{name}={v}")
     redo = view.get("derived.redo_capacity_bytes")

@@ -1,0 +1,123 @@
+"""Secrets never reach an output: a real throwaway mariadbd started with --report-password (which
+MariaDB shows in clear in SHOW GLOBAL VARIABLES), a login password given three ways, and sysbench
+passwords written in every spelling; every command's standard output, standard error, every file
+it writes and every error path is searched for each secret. Snapshots and host-facts files are
+written mode 0600.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import invoke
+
+pytestmark = pytest.mark.requires_mariadbd
+
+REPORT_SECRET = "Rep0rt-Secret-4711"
+LOGIN_SECRET = "L0gin-Secret-0815"
+SB_EQ, SB_SPACE, SB_QUOTED, SB_PG, SB_CFG = ("Sb-Eq-Secret-1", "Sb-Sp-Secret-2", "Sb-Qw-Secret-3",
+                                             "Sb-Pg-Secret-4", "Sb-Cfg-Secret-5")
+SECRETS = (REPORT_SECRET, LOGIN_SECRET, SB_EQ, SB_SPACE, SB_QUOTED, SB_PG, SB_CFG)
+
+
+@pytest.fixture(scope="module")
+def server(request: pytest.FixtureRequest):
+    from tests.support.mariadb import MariaDB
+
+    db = MariaDB(options={"report-password": REPORT_SECRET, "report-host": "replica-7"}).start()
+    request.addfinalizer(db.close)
+    db.query(f"CREATE USER 'adv'@'%' IDENTIFIED BY '{LOGIN_SECRET}'")
+    db.query("GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'adv'@'%'")
+    db.query("GRANT SELECT ON performance_schema.* TO 'adv'@'%'")
+    db.query("FLUSH PRIVILEGES")
+    return db
+
+
+def _leaks(text: str) -> list[str]:
+    return [s for s in SECRETS if s in text]
+
+
+def _check(outputs: list[tuple[str, str]]) -> None:
+    leaks = [(where, _leaks(text)) for where, text in outputs if _leaks(text)]
+    assert not leaks, leaks
+
+
+def test_the_server_really_shows_report_password_in_clear(server):
+    rows = dict(server.query("SHOW GLOBAL VARIABLES LIKE 'report_password'"))
+    assert rows["report_password"] == REPORT_SECRET  # the premise of this test
+
+
+def test_no_secret_in_any_output_file_or_error(server, tmp_path: Path):
+    conn = ["-h", "127.0.0.1", "-P", str(server.port), "-u", "adv", "--no-defaults"]
+    cnf = tmp_path / "client.cnf"
+    cnf.write_text(f"[client]\nhost=127.0.0.1\nport={server.port}\nuser=adv\npassword={LOGIN_SECRET}\n")
+    sbcfg = tmp_path / "sb.cfg"
+    sbcfg.write_text(f"mysql-password={SB_CFG}\nmysql-user=sbtest\n")
+    sysbench_lines = [
+        f"sysbench oltp_read_write --mysql-host=127.0.0.1 --mysql-password={SB_EQ} --threads=4 run",
+        f"sysbench oltp_read_write --mysql-host=127.0.0.1 --mysql-password {SB_SPACE} --threads=4 run",
+        f"sysbench oltp_read_write --mysql-host=127.0.0.1 '--mysql-password {SB_QUOTED}' --threads=4 run",
+        f"sysbench oltp_read_write --db-driver=pgsql --pgsql-password={SB_PG} run",
+        f"sysbench oltp_read_write --config-file={sbcfg} --threads=4 run",
+        f"sysbench oltp_read_write --mysql-password={SB_EQ} --threads=x run",  # an error path
+        f"sysbench {tmp_path}/my.lua --mysql-password={SB_EQ} --no-such-option run",  # a Lua test's error
+    ]
+    (tmp_path / "my.lua").write_text("-- a custom test\nfunction event() end\n")
+    snap, host, save = tmp_path / "snap.json", tmp_path / "host.json", tmp_path / "cal.json"
+    secret_cnf = tmp_path / "secret.cnf"  # a my.cnf that sets the secrets itself
+    secret_cnf.write_text(f"[mysqld]\nreport_password = {REPORT_SECRET}\nwsrep_sst_auth = sst:{LOGIN_SECRET}\n"
+                          "sort_buffer_size = 4M\n")
+    fleet = tmp_path / "fleet.txt"
+    fleet.write_text(f"adv@127.0.0.1:{server.port}\n")
+    runs: list[tuple[str, ...]] = [
+        ("collect", *conn, "-p", LOGIN_SECRET, "-o", str(snap)),
+        ("collect", "--host-facts-only", "-o", str(host)),
+        ("audit", "--defaults-file", str(cnf), "--no-calibrate"),
+        *[("audit", *conn, "-p", LOGIN_SECRET, "--no-calibrate", "-f", f) for f in ("json", "markdown", "html", "sarif",
+                                                                                    "junit")],
+        ("audit", "--snapshot", str(snap), "-v"),
+        ("mycnf", "--snapshot", str(snap), "--mode", "full"),
+        ("mycnf", "--snapshot", str(snap), "-o", str(tmp_path / "tuned.cnf")),
+        ("verify", "--defaults-file", str(cnf), "--cnf", str(tmp_path / "tuned.cnf")),
+        ("verify", "--defaults-file", str(cnf), "--cnf", str(secret_cnf), "-f", "json"),
+        ("mycnf", "--validate", str(secret_cnf), "--flavor", "mariadb", "--version", "10.11"),  # with the trial server
+        ("calibrate", "--defaults-file", str(cnf), "--calibrate-seconds", "2", "--probe", "rtt", "-f", "json",
+         "--save-snapshot", str(save)),
+        ("fleet", str(fleet), "-p", LOGIN_SECRET, "--no-defaults", "--no-calibrate", "-f", "json"),
+        ("audit", *conn, "-p", LOGIN_SECRET + "-wrong", "--no-calibrate"),  # the connect error path
+        *[("checklist", "--defaults-file", str(cnf), "--no-calibrate", "--no-detect-sysbench", "-f", f, "--sysbench", line)
+          for line in sysbench_lines for f in ("markdown", "json")],
+    ]
+    outputs: list[tuple[str, str]] = []
+    codes = []
+    for args in runs:
+        p = invoke(*args, env={"MYSQL_PWD": LOGIN_SECRET} if "--no-defaults" in args and "-p" not in args else None)
+        codes.append(p.returncode)
+        outputs += [(f"{args[0]} stdout", p.stdout), (f"{args[0]} stderr", p.stderr)]
+    # the runs really went through the paths they name: every command ran (0/1), but the wrong
+    # password (3) and the two sysbench lines that are errors (2)
+    assert codes.count(3) == 1 and codes.count(2) == 4 and all(c in (0, 1, 2, 3) for c in codes), \
+        list(zip([r[0] for r in runs], codes))
+    for f in (snap, host, save, tmp_path / "tuned.cnf"):
+        outputs.append((f.name, f.read_text()))
+    _check(outputs)
+    doc = json.loads(snap.read_text())
+    assert doc["server"]["variables"]["report_password"] == "***"
+    assert doc["server"]["variables"]["report_host"] == "replica-7"  # not a secret, kept
+    for f in (snap, host, save):
+        assert stat.S_IMODE(os.stat(f).st_mode) == 0o600, f
+
+
+def test_an_existing_snapshot_file_is_narrowed_to_0600(server, tmp_path: Path):
+    out = tmp_path / "snap.json"
+    out.write_text("old")
+    out.chmod(0o644)
+    p = invoke("collect", "-h", "127.0.0.1", "-P", str(server.port), "-u", "adv", "-p", LOGIN_SECRET,
+               "--no-defaults", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o600
