@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from advisor.collect.dictionary import dictionary_statements
 from tests.support.cli import run_cli, run_json
-from tests.support.mariadb import PW_PASSWORD, PW_USER, MariaDB
+from tests.support.mariadb import PW_PASSWORD, PW_USER, RO_PASSWORD, RO_USER, MariaDB
 from tests.support.sshd import Sshd, free_port, keygen
 from tests.support.tools import require_ansible, require_tool
 
@@ -89,6 +90,10 @@ def _vault_password(tmp: Path, env: dict[str, str]) -> None:
     (tmp / "host_vars" / "db2.yml").write_text(p.stdout)
 
 
+def _sort_counters(hosts) -> list[dict[str, int]]:
+    return [{k: int(v) for k, v in db.query("SHOW GLOBAL STATUS LIKE 'Sort%'")} for _, db in hosts["pairs"]]
+
+
 def _findings(report: dict) -> list[tuple[str, str]]:
     return sorted((f["rule"], f["severity"]) for f in report["findings"])
 
@@ -99,15 +104,20 @@ def test_playbook_collects_over_ssh_and_fleet_judges_as_audit(hosts, tmp_path):
     fetched = tmp_path / "fetched"
     env = _ansible_env(tmp_path)
     _vault_password(tmp_path, env)
+    sorts = _sort_counters(hosts)
     p = subprocess.run([playbook, "-i", str(inv), str(ROOT / "ansible" / "collect.yml"),
                         "-e", f"advisor_fetch_dir={fetched}", "--vault-password-file", str(tmp_path / "vault-pass")],
                        capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+    # no statement of the role sorts: a later audit judges Sort_* (sort-buffer-oversized) as this one did
+    assert _sort_counters(hosts) == sorts
     assert "WARNING" not in p.stdout + p.stderr, p.stdout[-3000:] + p.stderr[-3000:]
     assert sorted(x.name for x in fetched.iterdir()) == ["db1", "db2", "db3", "db9"]
     for name in ("db1", "db2"):
         files = sorted(x.name for x in (fetched / name).iterdir())
-        assert files == ["data-size.tsv", "host-raw.json", "meta.json", "status.tsv", "variables.tsv"], (name, files)
+        dictionary = sorted(f"dict-{k}.tsv" for k, _ in dictionary_statements({"version": "10.11.0-MariaDB"}))
+        assert files == sorted(["data-size.tsv", "host-raw.json", "meta.json", "read-at.txt", "status.tsv",
+                                "variables.tsv"] + dictionary), (name, files)
     # db2 logged in with the vaulted password: it is nowhere in Ansible's output or in what was fetched
     assert PW_PASSWORD not in p.stdout + p.stderr
     assert not [f for f in fetched.rglob("*") if f.is_file() and PW_PASSWORD in f.read_text(errors="replace")]
@@ -175,3 +185,46 @@ def test_live_fleet_reads_host_facts_over_ssh_from_the_inventory(hosts, tmp_path
     bad.write_text(inv.read_text().replace("StrictHostKeyChecking=yes", "StrictHostKeyChecking=no"))
     p = run_cli("fleet", str(bad), "--ssh-host-facts", "--no-defaults", "--no-calibrate", timeout=180)
     assert p.returncode == 6 and "StrictHostKeyChecking is not allowed" in p.stdout
+
+
+def test_a_refused_dictionary_statement_reads_as_in_a_live_audit(hosts, tmp_path):
+    """An account that may not read mysql.user nor every table: the playbook records each refused
+    statement's error instead of failing the host, and the fleet's reasons (the grant to add) and
+    findings are the ones `advisor audit` gives with the same account."""
+    playbook = require_tool("ansible-playbook")
+    sshd, db = hosts["pairs"][0]
+    inv = tmp_path / "ro.ini"
+    inv.write_text("\n".join([
+        "[dbs]", f"ro1 ansible_host=127.0.0.1 ansible_port={sshd.port} mysql_port={db.port} mysql_user={RO_USER} "
+        "advisor_on_host=never", "", "[all:vars]", "ansible_user=root", f"ansible_ssh_private_key_file={hosts['key']}",
+        f"ansible_ssh_common_args='-o UserKnownHostsFile={hosts['known']} -o StrictHostKeyChecking=yes "
+        "-o ControlMaster=no -o ConnectTimeout=5'", "ansible_python_interpreter=/usr/bin/python3", ""]))
+    (tmp_path / "host_vars").mkdir()
+    (tmp_path / "host_vars" / "ro1.yml").write_text(f"mysql_password: {RO_PASSWORD}\n")  # a test; use the vault
+    fetched = tmp_path / "fetched"
+    env = _ansible_env(tmp_path)
+    p = subprocess.run([playbook, "-i", str(inv), str(ROOT / "ansible" / "collect.yml"),
+                        "-e", f"advisor_fetch_dir={fetched}"], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+    got = fetched / "ro1"
+    assert not (got / "error.json").exists()
+    # mysql.user is refused (its error recorded); the tables-dependent reads ran since TABLES answered
+    assert "1142" in (got / "dict-accounts.err").read_text() and not (got / "dict-accounts.tsv").exists()
+    assert (got / "dict-tables.tsv").is_file() and (got / "dict-unique_keys.tsv").is_file()
+    assert not [f for f in fetched.rglob("*") if f.is_file() and RO_PASSWORD in f.read_text(errors="replace")]
+
+    r = run_cli("fleet", "--snapshots", str(fetched), "--format", "jsonl", timeout=120)
+    assert r.returncode in (0, 1), r.stderr
+    fleet = json.loads(r.stdout.splitlines()[0])["report"]
+    code, direct, err = run_json("audit", "-h", "127.0.0.1", "-P", str(db.port), "-u", RO_USER, "--no-defaults",
+                                 "--no-calibrate", "--format", "json", env={"MYSQL_PWD": RO_PASSWORD})
+    assert code in (0, 1), err
+    assert _findings(fleet) == _findings(direct)
+    # every judgement that waits on a grant reads the same, down to the grant it names
+    fleet_o, direct_o = ({o["rule"]: (o["status"], o.get("reason")) for o in r["outcomes"]} for r in (fleet, direct))
+    on_grants = sorted(rule for rule, (_, reason) in direct_o.items() if "GRANT" in (reason or ""))
+    assert {rule: fleet_o.get(rule) for rule in on_grants} == {rule: direct_o[rule] for rule in on_grants}
+    assert len(on_grants) >= 5, on_grants
+    assert fleet_o["account-without-password"][0] == "unknown"
+    assert f"GRANT SELECT ON mysql.user TO '{RO_USER}'@'%'" in fleet_o["account-without-password"][1]
+    assert fleet_o["tables-without-primary-key"] == direct_o["tables-without-primary-key"]

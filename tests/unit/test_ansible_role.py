@@ -57,3 +57,11 @@ def test_the_work_directory_is_always_removed():
     outer = [t for t in yaml.safe_load((ROLE / "tasks" / "collect.yml").read_text()) if "always" in t]
     assert len(outer) == 1
     assert outer[0]["always"][0]["ansible.builtin.file"]["state"] == "absent"
+
+
+def test_the_dictionary_statements_are_the_collectors_not_a_copy():
+    task = next(t for t in _tasks("collect.yml") if "data dictionary" in t.get("name", ""))
+    assert "-m advisor.collect.dictionary" in task["vars"]["advisor_dictionary"]
+    assert "SELECT" not in task["ansible.builtin.shell"].upper()  # every statement comes from the lookup
+    assert "advisor_dictionary_files.stdout_lines" in str(next(
+        t for t in _tasks("collect.yml") if "ansible.builtin.fetch" in t)["loop"])

@@ -113,3 +113,46 @@ def test_certificate_expiry_against_the_read_time():
     facts = ServerFacts.model_construct(variables={}, status={}, missing=[])
     parse_certificate(RawServer(status=[("Ssl_server_not_after", "")], read_at=read_at), facts)
     assert facts.tls_certificate is None and "reports no certificate" in facts.missing[0].reason
+
+
+def test_the_statement_list_is_what_the_collector_sends_and_no_statement_sorts(capsys):
+    import json
+
+    from advisor.collect import dictionary
+    from advisor.collect.mysql import Q_DATA_SIZE
+
+    class Recorder:  # stands in for the server connection: answers every statement with no rows
+        def __init__(self, refuse=()):
+            self.sent, self.refuse = [], refuse
+
+        def rows(self, sql, key, fatal):
+            self.sent.append(sql)
+            return None if key in self.refuse else []
+
+    variables = {"version": "10.11.19-MariaDB", "version_comment": "mariadb.org binary distribution"}
+    statements = dictionary.dictionary_statements(variables)
+    r = Recorder()
+    dictionary.read_dictionary(r, variables, RawServer())
+    assert r.sent == [sql for _, sql in statements]
+    r = Recorder(refuse=("tables",))
+    dictionary.read_dictionary(r, variables, RawServer())
+    assert r.sent == [sql for k, sql in statements if k not in dictionary.AFTER_TABLES]
+    assert dictionary.dictionary_statements({"version": "8.0.11-TiDB-v7.5.1"}) == []
+    # a GROUP BY sorts on MariaDB and MySQL 5.7 (Sort_scan, which rules judge) unless it says ORDER BY NULL
+    for sql in [sql for _, sql in statements] + [Q_DATA_SIZE]:
+        assert "GROUP BY" not in sql or sql.endswith("ORDER BY NULL"), sql
+    # what the Ansible role asks for on the controller
+    assert dictionary.main([variables["version"], variables["version_comment"]]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [(k, sql) for k, sql, _ in got] == statements
+    assert {k for k, _, needs in got if needs == "tables"} == set(dictionary.AFTER_TABLES)
+    assert dictionary.main([]) == 2
+
+
+def test_the_clients_tab_output_and_error_line():
+    from advisor.dumps.fetched import CLIENT_ERROR, tab_rows
+
+    assert tab_rows("a\tNULL\t3\nx\\ty\t\t0\n") == [("a", None, "3"), ("x\ty", "", "0")]
+    m = CLIENT_ERROR.search("ERROR 1142 (42000) at line 1: SELECT command denied to user 'u'@'localhost' "
+                            "for table `mysql`.`user`\n")
+    assert m and m.group(1) == "1142" and m.group(2).strip().endswith("`mysql`.`user`")
