@@ -51,6 +51,12 @@ def hosts(tmp_path_factory):
         pool.shutdown()
 
 
+def _error_of(d: Path) -> str:
+    """What the role recorded for a host it could not collect (for the assertion message)."""
+    f = d / "error.json"
+    return f.read_text(errors="replace") if f.is_file() else ""
+
+
 def _inventory(hosts, path: Path) -> Path:
     lines = ["[dbs]"]
     # db1 and db2 with the mysql client (as on a host without the advisor), db3 with the advisor installed there
@@ -117,7 +123,7 @@ def test_playbook_collects_over_ssh_and_fleet_judges_as_audit(hosts, tmp_path):
         files = sorted(x.name for x in (fetched / name).iterdir())
         dictionary = sorted(f"dict-{k}.tsv" for k, _ in dictionary_statements({"version": "10.11.0-MariaDB"}))
         assert files == sorted(["data-size.tsv", "host-raw.json", "meta.json", "read-at.txt", "status.tsv",
-                                "variables.tsv"] + dictionary), (name, files)
+                                "variables.tsv"] + dictionary), (name, files, _error_of(fetched / name))
     # db2 logged in with the vaulted password: it is nowhere in Ansible's output or in what was fetched
     assert PW_PASSWORD not in p.stdout + p.stderr
     assert not [f for f in fetched.rglob("*") if f.is_file() and PW_PASSWORD in f.read_text(errors="replace")]
@@ -207,7 +213,7 @@ def test_a_refused_dictionary_statement_reads_as_in_a_live_audit(hosts, tmp_path
                         "-e", f"advisor_fetch_dir={fetched}"], capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
     got = fetched / "ro1"
-    assert not (got / "error.json").exists()
+    assert not (got / "error.json").exists(), _error_of(got)
     # mysql.user is refused (its error recorded); the tables-dependent reads ran since TABLES answered
     assert "1142" in (got / "dict-accounts.err").read_text() and not (got / "dict-accounts.tsv").exists()
     assert (got / "dict-tables.tsv").is_file() and (got / "dict-unique_keys.tsv").is_file()

@@ -177,8 +177,12 @@ def _finish(results: list[Any], rollup: Any, fmt: FleetFormat, output: Optional[
         write_output(render_text(results, wall, jobs, doc), output)
     failed = [u["host"] for u in doc["unreachable"]]
     if failed:
-        sys.stderr.write(f"advisor: {len(failed)} of {doc['hosts_total']} host(s) could not be audited: "
-                         f"{', '.join(failed)} (exit {EXIT_FLEET_INCOMPLETE}).\n")
+        from advisor.inputs import clip_words
+
+        shown = clip_words(", ".join(failed[:20]) + (f" and {len(failed) - 20:,} more" if len(failed) > 20 else ""))
+        sys.stderr.write(f"advisor: error: {len(failed)} of {doc['hosts_total']} host(s) could not be audited: "
+                         f"{shown} (exit {EXIT_FLEET_INCOMPLETE}). Tip: each host's error is in the report "
+                         "(`unreachable` in the roll-up); fix it, or take the host out of the inventory.\n")
         raise typer.Exit(EXIT_FLEET_INCOMPLETE)
     if findings_fail:
         raise typer.Exit(EXIT_FINDINGS)

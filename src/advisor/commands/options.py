@@ -90,6 +90,7 @@ def ask_for_password(user: Optional[str], why: str = "") -> str:
         try:
             return getpass.getpass(f"Enter password for {user or os.environ.get('USER', 'root')}{why}: ")
         except EOFError:
+            sys.stderr.write("\n")  # end the prompt's line: the error is a paragraph of its own
             raise UsageError("the password was asked for but none was typed (end of input).",
                              "run on a terminal, or put the password in an option file ([client] password=...) "
                              "or MYSQL_PWD.") from None
