@@ -82,7 +82,10 @@ def _ansible_env(tmp: Path) -> dict[str, str]:
             "HOME": str(tmp), "LC_ALL": "C.UTF-8", "ANSIBLE_CONFIG": str(tmp / "ansible.cfg"),
             "ANSIBLE_LOCAL_TEMP": str(tmp / "local-tmp"), "ANSIBLE_REMOTE_TEMP": str(tmp / "remote-tmp"),
             "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORKS": "4", "ANSIBLE_RETRY_FILES_ENABLED": "0",
-            "ANSIBLE_PIPELINING": "1"}
+            "ANSIBLE_PIPELINING": "1",
+            # ssh's control socket must fit a Unix socket path (108 bytes): under ~/.ansible/cp in a pytest
+            # tmp dir (popen-gw0/test_…/) it does not; %C is the hash of host, port and user
+            "ANSIBLE_SSH_CONTROL_PATH": "/tmp/ansible-cp-%%C"}
 
 
 def _vault_password(tmp: Path, env: dict[str, str]) -> None:
