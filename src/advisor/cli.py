@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import Annotated, Optional
+from typing import Annotated, Callable, Optional
 
 # A CLI run allocates a few hundred thousand objects while importing typer and pydantic and then
 # little else; collecting generation 0 every 700 allocations costs ~10 ms of a ~150 ms audit. A
@@ -205,6 +205,8 @@ def _exit(code: int) -> None:
     and temp dirs (try/finally) by now, advisor registers no atexit handlers, and finalising the
     ~100k objects of typer and pydantic costs ~10 ms of a ~150 ms audit. Only when called as the
     console script; in-process callers (tests) get a normal SystemExit."""
+    if ON_EXIT is not None:
+        ON_EXIT(code)
     if _AS_SCRIPT:
         try:
             sys.stdout.flush()
@@ -216,6 +218,8 @@ def _exit(code: int) -> None:
 
 
 _AS_SCRIPT = False
+# set by advisor.__main__ to save the help this run printed (called with the exit code)
+ON_EXIT: Optional[Callable[[int], object]] = None
 
 
 def script() -> None:
