@@ -160,6 +160,11 @@ class VariableCatalogue:
         """The raw entry of a variable (any flavor), or None."""
         return self._entries.get(name.lower())
 
+    def maybe_deprecated(self, name: str) -> bool:
+        """False only when no flavor or version of the variable is deprecated (a quick filter before info())."""
+        fast = getattr(self._entries, "maybe_deprecated", None)
+        return True if fast is None else fast(name.lower())
+
     def unit(self, name: str) -> Optional[str]:
         fast = getattr(self._entries, "unit_of", None)  # the merged catalogue answers without merging the entry
         if fast is not None:

@@ -70,6 +70,18 @@ def _generated(d: dict[str, Any], sources: dict[str, str], limits_in_entries: bo
     return SimpleNamespace(**body)
 
 
+def _deprecated_anywhere(curated: Mapping[str, Any], generated: list[dict[str, Any]]) -> Iterator[str]:
+    """Names with a deprecation mark in any source: the curated entry's or any generated file's."""
+    for name, cur in curated.items():
+        if getattr(cur, "deprecated", None) or any(getattr(e, "deprecated", False) for e in cur.versions):
+            yield name
+    for f in generated:
+        by_default = bool(f.get("entry_defaults", {}).get("deprecated"))
+        for name, d in f["variables"].items():
+            if d.get("deprecated") or by_default or any(e.get("deprecated") for e in d.get("versions", [])):
+                yield name
+
+
 def expand(raw: dict[str, Any], name: str) -> dict[str, Any]:
     """One variable of a generated file with the file's var_defaults and entry_defaults applied."""
     vd, ed = raw.get("var_defaults", {}), raw.get("entry_defaults", {})
@@ -91,6 +103,7 @@ class Catalogue(Mapping[str, Any]):
         self._names = sorted(names)
         self._known = set(self._names)
         self._merged: dict[str, Any] = {}
+        self._maybe_deprecated = frozenset(_deprecated_anywhere(curated, generated))
 
     def __getitem__(self, name: str) -> Any:
         got = self._merged.get(name)
@@ -131,6 +144,11 @@ class Catalogue(Mapping[str, Any]):
 
     def curated_names(self) -> list[str]:
         return sorted(self._curated)
+
+    def maybe_deprecated(self, name: str) -> bool:
+        """Whether any flavor or version of the name is marked deprecated, without merging the entry
+        (False means info() gives deprecated=False for every flavor and version)."""
+        return name in self._maybe_deprecated
 
     def generated(self, name: str) -> list[tuple[dict[str, Any], dict[str, str]]]:
         """The raw generated data for a name: [(variable dict, the file's source table)]."""

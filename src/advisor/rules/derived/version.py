@@ -89,6 +89,8 @@ def _deprecated_in_use(v: FactView) -> list[str]:
         out = []
         variables = v.variables()
         for name, value in sorted(variables.items()):
+            if not v.catalogue.maybe_deprecated(name):
+                continue  # most variables: no deprecation mark anywhere, no need to merge their entry
             spec = v.catalogue.info(name, v.flavor, v.version)
             if spec is None or not spec.deprecated:
                 continue
