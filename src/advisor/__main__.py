@@ -56,7 +56,9 @@ def _saved(name: str, key: str) -> Optional[str]:
     if not cache.trusted_dir(path.parent) or not cache._trusted_file(path):
         return None
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
+        cache._touch(path)
+        return text
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -70,8 +72,7 @@ def _save(name: str, key: str, text: str) -> None:
     if not text or not cache.trusted_dir(folder, create=True):
         return
     try:
-        for old in folder.glob(f"{name}-*.txt"):
-            old.unlink(missing_ok=True)  # one saved help at a time
+        cache._prune(folder, name, keep=folder / f"{name}-{key}.txt", pattern="txt")
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -145,14 +145,13 @@ def cached(name: str, inputs: Iterable[tuple[str, Any]], build: Callable[[], T],
             with open(path, "rb") as fh:
                 value = pickle.load(fh)
             if valid(value):
+                _touch(path)
                 return value
     except Exception:  # missing, stale or corrupt: a miss
         pass
     value = build()
     try:
-        for old in path.parent.glob(f"{name}-*.pickle"):
-            if old != path:
-                old.unlink(missing_ok=True)
+        _prune(path.parent, name, keep=path)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "wb") as fh:
             pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -160,6 +159,29 @@ def cached(name: str, inputs: Iterable[tuple[str, Any]], build: Callable[[], T],
     except OSError:
         pass
     return value
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+KEEP = 4  # files per cache name: several installs (venvs, checkouts) sharing one cache do not evict each other
+
+
+def _prune(folder: Path, name: str, keep: Path, pattern: str = "pickle") -> None:
+    """Delete all but the KEEP - 1 most recently used (modified: a hit touches its file) files of `name` besides `keep` (the one being written)."""
+    others = []
+    for old in folder.glob(f"{name}-*.{pattern}"):
+        if old != keep:
+            try:
+                others.append((old.stat().st_mtime_ns, old))
+            except OSError:
+                pass
+    for _, old in sorted(others, reverse=True)[KEEP - 1:]:
+        old.unlink(missing_ok=True)
 
 
 def code_files(*packages_dirs: Path) -> list[tuple[str, Path]]:

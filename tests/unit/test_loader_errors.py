@@ -191,3 +191,39 @@ def test_the_cache_directory_is_created_private(tmp_path, monkeypatch):
     assert stat.S_IMODE(cache_dir().stat().st_mode) == 0o700
     for p in cache_dir().glob("*.pickle"):
         assert stat.S_IMODE(p.stat().st_mode) == 0o600
+
+
+def test_installs_sharing_a_cache_keep_their_entries(tmp_path, monkeypatch):
+    """Several installs (venvs, checkouts) with one cache directory: each one's entry survives the
+    others' runs, up to cache.KEEP per name; the least recently used goes first."""
+    import os
+    import time as _time
+
+    from advisor import cache
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("ADVISOR_NO_CACHE", raising=False)
+    files = []
+    for i in range(cache.KEEP + 2):
+        f = tmp_path / f"input{i}.txt"
+        f.write_text(f"install {i}")
+        files.append(f)
+    builds: list[int] = []
+
+    def run(i: int) -> str:
+        return cache.cached("t", [("in", files[i])], lambda: builds.append(i) or f"value {i}")
+
+    base = _time.time() - 1000
+    for i in range(cache.KEEP):
+        assert run(i) == f"value {i}"
+        for n, p in enumerate(sorted((cache.cache_dir()).glob("t-*.pickle"), key=lambda p: p.stat().st_mtime)):
+            os.utime(p, (base + n, base + n))  # distinct ages whatever the clock's resolution
+    assert len(list(cache.cache_dir().glob("t-*.pickle"))) == cache.KEEP
+    builds.clear()
+    assert [run(i) for i in range(cache.KEEP)] == [f"value {i}" for i in range(cache.KEEP)]
+    assert builds == []  # every install still has its entry: no one evicted another
+    os.utime(next(iter(sorted(cache.cache_dir().glob("t-*.pickle")))), (base, base))  # make one the oldest
+    oldest = min(cache.cache_dir().glob("t-*.pickle"), key=lambda p: p.stat().st_mtime)
+    run(cache.KEEP)  # a fifth install: the least recently used entry goes
+    left = list(cache.cache_dir().glob("t-*.pickle"))
+    assert len(left) == cache.KEEP and oldest not in left
