@@ -103,13 +103,13 @@ def test_unreachable_port_exit_3_without_waiting_for_the_timeout():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed again: nothing listens there
-    t0 = time.monotonic()
-    p = run_cli("audit", "--host", "127.0.0.1", "--port", str(port), "--no-defaults", "--connect-timeout", "60",
-                timeout=120)
+    # a refused connection is reported at once, not after the connect timeout: with an hour's
+    # timeout, returning before the subprocess limit is the proof (no machine-speed bound)
+    p = run_cli("audit", "--host", "127.0.0.1", "--port", str(port), "--no-defaults", "--connect-timeout", "3600",
+                timeout=600)
     assert p.returncode == 3
     assert_one_paragraph_error(p.stderr)
-    # a refused connection is reported at once, not after the 60 s connect timeout
-    assert "2003" in p.stderr and time.monotonic() - t0 < 60
+    assert "2003" in p.stderr
 
 
 def test_silent_listener_exit_3_within_connect_timeout():
@@ -133,7 +133,7 @@ def test_silent_listener_exit_3_within_connect_timeout():
     try:
         t0 = time.monotonic()
         p = run_cli("audit", "--host", "127.0.0.1", "--port", str(port), "--no-defaults", "--connect-timeout", "2",
-                    "--read-timeout", "100", timeout=150)
+                    "--read-timeout", "3600", timeout=600)
         elapsed = time.monotonic() - t0
     finally:
         stop.set()
@@ -143,8 +143,9 @@ def test_silent_listener_exit_3_within_connect_timeout():
         srv.close()
     assert p.returncode == 3, p.stderr
     assert_one_paragraph_error(p.stderr)
-    # it waited for the greeting the connect timeout's 2 s, not the read timeout's 100 s
-    assert 2.0 <= elapsed < 100, elapsed
+    # it waited for the greeting the connect timeout's 2 s (never less), not the read timeout's hour:
+    # returning before the subprocess limit of 600 s is the proof, whatever the machine's speed
+    assert elapsed >= 2.0, elapsed
 
 
 def test_every_statement_the_audit_sends_is_read_only(mariadb_factory):
