@@ -332,9 +332,24 @@ def _judge(snapshot: Snapshot, purpose: str, catalogue: "Catalogue", ignore: lis
     if cal is not None:
         report.calibration = report_calibration(snapshot)
         if source == "live":
-            report.notes.append(f"calibration ({cal.mode}) ran {cal.duration_s:.1f} s of a {cal.budget_s:g} s budget; "
-                                "its measurements are under MEASURED (`calibration` in JSON)")
+            report.notes.append(calibration_note(cal))
     return report
+
+
+def calibration_note(cal: Any) -> str:
+    """What a live calibration did: its time against its budget (counted from its own start) and which
+    probes measured something; those that did not are in `missing` with the reason."""
+    from advisor.collect.calibrate import FACT, LABEL
+
+    measured = [LABEL[n] for n, fact in FACT.items() if getattr(cal, fact.split(".", 1)[1], None) is not None]
+    missing = {m.fact for m in getattr(cal, "missing", []) or []}
+    unmeasured = [LABEL[n] for n, fact in FACT.items() if fact in missing]
+    took = f"{cal.duration_s:.1f}" if cal.duration_s >= 0.1 else f"{cal.duration_s:.2f}"
+    text = f"calibration ({cal.mode}) ran {took} s of a {cal.budget_s:g} s budget"
+    text += f"; measured: {', '.join(measured)}" if measured else "; it measured nothing"
+    if unmeasured:
+        text += f"; not measured: {', '.join(unmeasured)} (the reasons are under Not collected)"
+    return text + "; the measurements are under MEASURED (`calibration` in JSON)"
 
 
 def audit(snapshot: Snapshot, purpose: str = "production", rules_dirs: Iterable[str] = (),

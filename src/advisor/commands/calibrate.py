@@ -5,7 +5,6 @@ commit latency). docs/calibration.md describes every probe and JSON key."""
 from __future__ import annotations
 
 import sys
-import time
 from enum import Enum
 from typing import Annotated, Any, Optional, TextIO
 
@@ -95,7 +94,6 @@ def calibrate(
 ) -> None:
     """Measure this client-server path within a time budget: round trips, stream MB/s against the line rate,
     TLS on/off, sort buffer A/B, flush latency (on the server's host) and, with --write-probe, commits."""
-    started = time.monotonic()
     from advisor import api
 
     opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
@@ -103,7 +101,7 @@ def calibrate(
     progress = TerminalProgress.maybe()
     try:
         snap = api.calibrate(opts, budget_s=calibrate_seconds, write_probe=write_probe, progress=progress,
-                             started=started, probes=[p.value for p in probe] if probe else None)
+                             probes=[p.value for p in probe] if probe else None)
     finally:
         if progress is not None:
             progress.finish()
