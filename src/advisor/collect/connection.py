@@ -121,43 +121,60 @@ def _on(value: Optional[str]) -> bool:
 def _ssl_mode(opts: ConnectionOptions, files: ClientFiles, ssl_ca: Optional[str]) -> tuple[str, str]:
     """The TLS mode and what chose it, as the mysql and mariadb clients decide.
 
-    The command line first, then the option files; at each level an explicit ssl-mode wins, then
-    skip-ssl (no TLS), then ssl-verify-server-cert (VERIFY_IDENTITY: CA and host name), then ssl
-    (TLS required). A CA given without any of these means VERIFY_CA, in both clients:
-    - MySQL 8.0, https://dev.mysql.com/doc/refman/8.0/en/connection-options.html#option_general_ssl-mode:
-      --ssl-ca or --ssl-capath without an explicit --ssl-mode implies VERIFY_CA (client/include/
-      sslopt-case.h sets it unless ssl-mode was set explicitly); an explicit REQUIRED or PREFERRED with
-      a CA does not verify, and the client warns (so does the advisor).
-    - MariaDB, https://mariadb.com/kb/en/mariadb-command-line-client/ (--ssl-ca "implies --ssl") and
-      https://mariadb.com/kb/en/securing-connections-for-client-and-server/: Connector/C checks the
-      server's certificate chain against --ssl-ca (10.11's `mariadb --ssl-ca` refuses a server that CA
-      did not sign, ERROR 2026), the host name only with --ssl-verify-server-cert. MariaDB 11.4+
-      clients verify by default and trust a self-signed certificate through the password's
-      fingerprint; the advisor does not do that (a CA or nothing), so its default stays PREFERRED.
+    In this order: --ssl-mode, --skip-ssl, --ssl-verify-server-cert (the command line), ssl-mode in
+    an option file, --ssl-ca (command line), then the option files' ssl=0 / skip-ssl and
+    ssl-verify-server-cert, a CA from them, and --ssl / ssl (TLS required); else PREFERRED.
+    - MySQL 8.0 (https://dev.mysql.com/doc/refman/8.0/en/connection-options.html#option_general_ssl-mode,
+      and client/include/sslopt-case.h): --ssl-ca or --ssl-capath without an explicit ssl-mode
+      (command line or option file) sets VERIFY_CA; an explicit mode below VERIFY_CA with a CA does
+      not verify, and the client warns "no verification of server certificate will be done" (so
+      does the advisor: options.conn_options). VERIFY_CA and VERIFY_IDENTITY refuse a server
+      without TLS.
+    - MariaDB (https://mariadb.com/kb/en/mariadb-command-line-client/: --ssl-ca implies --ssl;
+      https://mariadb.com/kb/en/securing-connections-for-client-and-server/): Connector/C checks the
+      certificate chain against --ssl-ca (10.11's `mariadb --ssl-ca` refuses a server that CA did
+      not sign, ERROR 2026) and the host name with --ssl-verify-server-cert. The 10.11 client
+      falls back to plain text when the server has no TLS at all; the advisor follows MySQL there
+      and refuses (a named CA asks for a verified server). MariaDB 11.4+ clients verify by default
+      and accept a self-signed certificate through the password's fingerprint; the advisor has no
+      such check (a CA or nothing), so its default stays PREFERRED, as MySQL's and MariaDB's
+      clients up to 11.3.
     """
-    cli_mode = opts.ssl_mode
-    if cli_mode:
-        return cli_mode.upper(), "--ssl-mode"
+    if opts.ssl_mode:
+        return opts.ssl_mode.upper(), "--ssl-mode"
     if opts.ssl is False:
         return "DISABLED", "--skip-ssl"
     if opts.ssl_verify_server_cert:
         return "VERIFY_IDENTITY", "--ssl-verify-server-cert"
     v = files.values
+    if opts.ssl is not True and v.get("ssl-mode") is not None and v["ssl-mode"].value:
+        return str(v["ssl-mode"].value).upper(), f"ssl-mode ({v['ssl-mode'].where})"
+    if opts.ssl_ca:  # the command line comes after the option files, as the clients read it
+        return "VERIFY_CA", "--ssl-ca without ssl-mode"
     if opts.ssl is not True:
-        if v.get("ssl-mode") is not None and v["ssl-mode"].value:
-            return str(v["ssl-mode"].value).upper(), f"ssl-mode ({v['ssl-mode'].where})"
         if "ssl" in v and not _on(v["ssl"].value):
             return "DISABLED", f"ssl={v['ssl'].value} ({v['ssl'].where})"
         if "ssl-verify-server-cert" in v and _on(v["ssl-verify-server-cert"].value):
             return "VERIFY_IDENTITY", f"ssl-verify-server-cert ({v['ssl-verify-server-cert'].where})"
     if ssl_ca:
-        where = "--ssl-ca" if opts.ssl_ca else f"ssl-ca ({v['ssl-ca'].where})"
-        return "VERIFY_CA", f"{where} without ssl-mode"
+        return "VERIFY_CA", f"ssl-ca ({v['ssl-ca'].where}) without ssl-mode"
     if opts.ssl:
         return "REQUIRED", "--ssl"
     if "ssl" in v and _on(v["ssl"].value):
         return "REQUIRED", f"ssl ({v['ssl'].where})"
     return "PREFERRED", "the default"
+
+
+def unverified_ca(opts: ConnectionOptions, env: Optional[dict[str, str]] = None) -> Optional[str]:
+    """MySQL's warning, as a sentence: an explicit ssl-mode below VERIFY_CA beside a CA does not
+    verify the server (None when that is not the case)."""
+    files = option_files(opts, env)
+    ssl_ca = opts.ssl_ca or (files.values["ssl-ca"].value if "ssl-ca" in files.values else None)
+    mode, why = _ssl_mode(opts, files, ssl_ca)
+    if ssl_ca and mode in ("PREFERRED", "REQUIRED") and why.split(" (")[0] in ("--ssl-mode", "ssl-mode"):
+        return (f"ssl-mode {mode} ({why}) with a CA: no verification of the server's certificate will be done "
+                "(as in the mysql client); use --ssl-mode VERIFY_CA or VERIFY_IDENTITY to check it.")
+    return None
 
 
 def _protocol(opts: ConnectionOptions, files: ClientFiles) -> Optional[str]:
@@ -300,25 +317,10 @@ def scrub(text: str, ep: Optional[Endpoint]) -> str:
     return text
 
 
-def connect(ep: Endpoint) -> Any:
-    """Open a PyMySQL connection or raise ConnectError with one clear paragraph."""
+def _connection_class(ep: Endpoint, reached: list[str]) -> Any:
+    """PyMySQL's Connection, noting how far the attempt got in `reached` ("transport", "greeting")
+    and refusing, before the login, a server without TLS when the mode needs it."""
     import pymysql
-
-    kwargs: dict[str, Any] = dict(
-        # The handshake (greeting, TLS, authentication) is bounded by the connect timeout: PyMySQL
-        # applies connect_timeout to the TCP connect only, so the read timeout starts out equal to it
-        # and is raised to --read-timeout once connected.
-        # PyMySQL encodes a str password as latin-1 (a UTF-8 one like pass€word fails); the mysql
-        # client sends the bytes the terminal gave it, UTF-8 today.
-        user=ep.user, password=ep.password.encode("utf-8", errors="surrogateescape"), connect_timeout=ep.connect_timeout,
-        read_timeout=min(ep.connect_timeout, ep.read_timeout), write_timeout=min(ep.connect_timeout, ep.read_timeout), autocommit=True, charset="utf8mb4", program_name="advisor",
-    )
-    if ep.socket:
-        kwargs["unix_socket"] = ep.socket
-    else:
-        kwargs.update(host=ep.host, port=ep.port)
-    kwargs.update(_tls_args(ep))
-    reached: list[str] = []  # how far the attempt got: "transport" (TCP or socket up), "greeting"
 
     class _Connection(pymysql.connections.Connection):  # type: ignore[misc]
         def _create_ssl_ctx(self, sslp: Any) -> Any:
@@ -344,6 +346,29 @@ def connect(ep: Endpoint) -> Any:
                                                          "doesn't support it")
             return super()._request_authentication()
 
+    return _Connection
+
+
+def connect(ep: Endpoint) -> Any:
+    """Open a PyMySQL connection or raise ConnectError with one clear paragraph."""
+    import pymysql
+
+    kwargs: dict[str, Any] = dict(
+        # The handshake (greeting, TLS, authentication) is bounded by the connect timeout: PyMySQL
+        # applies connect_timeout to the TCP connect only, so the read timeout starts out equal to it
+        # and is raised to --read-timeout once connected.
+        # PyMySQL encodes a str password as latin-1 (a UTF-8 one like pass€word fails); the mysql
+        # client sends the bytes the terminal gave it, UTF-8 today.
+        user=ep.user, password=ep.password.encode("utf-8", errors="surrogateescape"), connect_timeout=ep.connect_timeout,
+        read_timeout=min(ep.connect_timeout, ep.read_timeout), write_timeout=min(ep.connect_timeout, ep.read_timeout), autocommit=True, charset="utf8mb4", program_name="advisor",
+    )
+    if ep.socket:
+        kwargs["unix_socket"] = ep.socket
+    else:
+        kwargs.update(host=ep.host, port=ep.port)
+    kwargs.update(_tls_args(ep))
+    reached: list[str] = []  # how far the attempt got: "transport" (TCP or socket up), "greeting"
+    _Connection = _connection_class(ep, reached)
     started = time.monotonic()
     try:
         try:
@@ -377,7 +402,7 @@ def connect(ep: Endpoint) -> Any:
                            "check --host: each dot-separated part has at most 63 characters.") from None
     conn._read_timeout = ep.read_timeout  # PyMySQL re-applies these before each read/write
     conn._write_timeout = ep.read_timeout
-    if ep.ssl_mode in ("REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"):
+    if ep.ssl_mode in TLS_MODES:
         import ssl
 
         if not isinstance(getattr(conn, "_sock", None), ssl.SSLSocket):
@@ -411,9 +436,9 @@ def _connect_tip(code: int, ep: Endpoint, msg: str = "", elapsed: float = 0.0, r
     mode = f"{ep.ssl_mode}, from {ep.ssl_mode_why}"
     if code == 2026 or "ssl is required" in low:
         if "doesn't support" in low or "does not support" in low:
-            return (f"the server offers no TLS and the TLS mode is {mode}, so nothing was sent (not even the "
-                    "user name): configure ssl_cert and ssl_key on the server, or use --skip-ssl (--ssl-mode "
-                    "DISABLED) to connect without TLS.")
+            return (f"the server offers no TLS, so no handshake took place and nothing was sent (not even the user "
+                    f"name); the TLS mode is {mode}: configure ssl_cert and ssl_key on the server, or use "
+                    "--skip-ssl (--ssl-mode DISABLED) to connect without TLS.")
         return f"the TLS handshake failed ({mode}): check --ssl-ca and --ssl-mode, or use --ssl-mode=PREFERRED."
     if any(w.lower() in low for w in _TLS_WORDS):
         if "hostname mismatch" in low or "ip address mismatch" in low or "doesn't match" in low:

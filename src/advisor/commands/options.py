@@ -179,7 +179,7 @@ def conn_options(host: Any, port: Any, socket: Any, user: Any, password: Any, as
                  connect_timeout: float, read_timeout: float, login_path: Any = None, use_ssl: Optional[bool] = None,
                  ssl_verify_server_cert: bool = False, protocol: Optional[str] = None) -> Any:
     from advisor.collect.clientopts import is_dsn, parse_dsn
-    from advisor.collect.connection import ConnectionOptions
+    from advisor.collect.connection import ConnectionOptions, unverified_ca
 
     dsn = bool(host and is_dsn(host))
     files = None if dsn else client_files(defaults_file, defaults_extra_file, no_defaults, login_path)
@@ -201,6 +201,9 @@ def conn_options(host: Any, port: Any, socket: Any, user: Any, password: Any, as
                              password_source=source)
     if files is not None:
         opts.files = files
+        note = unverified_ca(opts)
+        if note:
+            warn(note)
         pw = files.values.get("password")
         if password is None and pw is not None and pw.value is None:  # a bare `password` line: ask, as mysql does
             opts.password, opts.password_source = ask_for_password(who, f" ({pw.where} asks for it)"), "prompt"
