@@ -73,6 +73,10 @@ def test_right_ca_connects_and_says_verify_ca(mariadb_factory, tls_certs, tmp_pa
     assert conn["ssl_mode"] == "VERIFY_CA" and conn["tls_version"].startswith("TLSv1."), conn
     if has_mariadb_client():
         assert mariadb_client(db, f"--ssl-ca={tls_certs.ca}").returncode == 0
+    p = run_cli("audit", "--no-defaults", "-h", "127.0.0.1", "-P", str(db.port), "-u", "root", "--ssl-ca",
+                str(tls_certs.ca), "--no-calibrate", timeout=120)
+    assert p.returncode in (0, 1), p.stderr
+    assert p.stdout.splitlines()[1].startswith("connected over tcp, TLS mode VERIFY_CA (TLSv1."), p.stdout
 
 
 def test_verify_server_cert_checks_the_host_name(mariadb_factory, tls_certs, tmp_path):
