@@ -328,6 +328,10 @@ def _judge(snapshot: Snapshot, purpose: str, catalogue: "Catalogue", ignore: lis
     outcomes = evaluate(snapshot, catalogue.rules, purpose, ignore, catalogue=catalogue.variables)
     report = Report(target=snapshot.target, purpose=purpose, outcomes=outcomes, missing=list(snapshot.missing),
                     source=source, collected_at=snapshot.collected_at)
+    conn = snapshot.server.connection
+    if source == "live" and conn.ssl_mode:
+        report.connection = (f"{conn.transport}, TLS mode {conn.ssl_mode}"
+                             + (f" ({conn.tls_version})" if conn.tls_version else " (not encrypted)"))
     cal = snapshot.calibration
     if cal is not None:
         report.calibration = report_calibration(snapshot)

@@ -36,6 +36,7 @@ class Report:
     collected_at: str = ""
     notes: list[str] = field(default_factory=list)
     calibration: dict[str, Any] | None = None  # measurements and verdicts when calibration ran
+    connection: str = ""  # live: how the advisor connected ("tcp, TLS VERIFY_CA (TLSv1.3)"); the JSON has it in no field of its own
 
     @property
     def findings(self) -> list[Finding]:

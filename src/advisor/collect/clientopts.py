@@ -30,7 +30,8 @@ DEFAULT_SEARCH = ("/etc/my.cnf", "/etc/mysql/my.cnf", "$MYSQL_HOME/my.cnf", "", 
 # [client] and the mysql client's own groups, MySQL's and MariaDB's, then advisor's.
 GROUPS = ("client", "client-server", "client-mariadb", "mysql", "mariadb-client", "advisor")
 CONNECTION_KEYS = frozenset({"host", "port", "socket", "user", "password", "ssl-mode", "ssl-ca", "ssl-cert", "ssl-key",
-                             "ssl", "skip-ssl", "protocol"})
+                             "ssl", "skip-ssl", "ssl-verify-server-cert", "protocol"})
+BOOLEAN_KEYS = frozenset({"ssl", "ssl-verify-server-cert"})
 ADVISOR_KEYS = frozenset({"purpose", "ignore", "fail-on", "format"})
 LOGIN_KEY_LEN = 20
 MAX_LOGIN_FILE = 1 << 20
@@ -123,8 +124,11 @@ def _take(out: ClientFiles, f: OptionFile, login_path: Optional[str]) -> None:
             continue
         if login_path and o.group == login_path.lower():
             out.login_path_found = True
-        key = o.option
-        s = Setting(o.value, o.where())
+        key, s = o.option, Setting(o.value, o.where())
+        for prefix, value in (("skip-", "0"), ("disable-", "0"), ("enable-", "1")):
+            # the clients' boolean prefixes (skip-ssl = ssl=0): the last line wins, whichever form it has
+            if key.startswith(prefix) and key[len(prefix):] in BOOLEAN_KEYS:
+                key, s = key[len(prefix):], Setting(value, o.where())
         if o.group == "advisor":
             if key in ADVISOR_KEYS:
                 out.advisor[key] = s

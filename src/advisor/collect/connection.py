@@ -20,6 +20,7 @@ from advisor.collect.clientopts import ClientFiles, is_dsn, parse_dsn, read_clie
 from advisor.errors import ConnectError, UsageError
 
 SSL_MODES = ("DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
+TLS_MODES = ("REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")  # the modes that refuse a connection without TLS
 DEFAULT_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock",
                    "/var/lib/mysql/mysql.sock")
 MAX_TIMEOUT = 86400  # seconds; a socket timeout must fit the C timeval, and a day is plenty
@@ -38,6 +39,9 @@ class ConnectionOptions:
     ssl_ca: Optional[str] = None
     ssl_cert: Optional[str] = None
     ssl_key: Optional[str] = None
+    ssl: Optional[bool] = None            # --ssl (True) / --skip-ssl (False); None: not given
+    ssl_verify_server_cert: bool = False  # --ssl-verify-server-cert
+    protocol: Optional[str] = None        # --protocol TCP or SOCKET
     connect_timeout: float = 5.0
     read_timeout: float = 30.0
     defaults_file: Optional[str] = None
@@ -65,6 +69,7 @@ class Endpoint:
     connect_timeout: float
     read_timeout: float
     password_source: str = "none"
+    ssl_mode_why: str = "the default"  # what chose ssl_mode: "--ssl-ca without --ssl-mode", "ssl-verify-server-cert (file:line)", ...
 
     @property
     def transport(self) -> str:
@@ -105,14 +110,87 @@ def option_files(opts: ConnectionOptions, env: Optional[dict[str, str]] = None) 
     return opts.files
 
 
-def _ssl_mode(opts: ConnectionOptions, cnf: dict[str, Optional[str]]) -> str:
+PROTOCOLS = ("TCP", "SOCKET")
+
+
+def _on(value: Optional[str]) -> bool:
+    """A boolean option file value as the clients read it: a bare `ssl` is on; 0/off/false are off."""
+    return str(value if value is not None else "1").lower() not in ("0", "off", "false", "no")
+
+
+def _ssl_mode(opts: ConnectionOptions, files: ClientFiles, ssl_ca: Optional[str]) -> tuple[str, str]:
+    """The TLS mode and what chose it, as the mysql and mariadb clients decide.
+
+    In this order: --ssl-mode, --skip-ssl, --ssl-verify-server-cert (the command line), ssl-mode in
+    an option file, --ssl-ca (command line), then the option files' ssl=0 / skip-ssl and
+    ssl-verify-server-cert, a CA from them, and --ssl / ssl (TLS required); else PREFERRED.
+    - MySQL 8.0 (https://dev.mysql.com/doc/refman/8.0/en/connection-options.html#option_general_ssl-mode,
+      and client/include/sslopt-case.h): --ssl-ca or --ssl-capath without an explicit ssl-mode
+      (command line or option file) sets VERIFY_CA; an explicit mode below VERIFY_CA with a CA does
+      not verify, and the client warns "no verification of server certificate will be done" (so
+      does the advisor: options.conn_options). VERIFY_CA and VERIFY_IDENTITY refuse a server
+      without TLS.
+    - MariaDB (https://mariadb.com/kb/en/mariadb-command-line-client/: --ssl-ca implies --ssl;
+      https://mariadb.com/kb/en/securing-connections-for-client-and-server/): Connector/C checks the
+      certificate chain against --ssl-ca (10.11's `mariadb --ssl-ca` refuses a server that CA did
+      not sign, ERROR 2026) and the host name with --ssl-verify-server-cert. The 10.11 client
+      falls back to plain text when the server has no TLS at all; the advisor follows MySQL there
+      and refuses (a named CA asks for a verified server). MariaDB 11.4+ clients verify by default
+      and accept a self-signed certificate through the password's fingerprint; the advisor has no
+      such check (a CA or nothing), so its default stays PREFERRED, as MySQL's and MariaDB's
+      clients up to 11.3.
+    """
     if opts.ssl_mode:
-        return opts.ssl_mode.upper()
-    if cnf.get("ssl-mode"):
-        return str(cnf["ssl-mode"]).upper()
-    if "skip-ssl" in cnf or str(cnf.get("ssl", "1")).lower() in ("0", "off", "false"):
-        return "DISABLED"
-    return "PREFERRED"
+        return opts.ssl_mode.upper(), "--ssl-mode"
+    if opts.ssl is False:
+        return "DISABLED", "--skip-ssl"
+    if opts.ssl_verify_server_cert:
+        return "VERIFY_IDENTITY", "--ssl-verify-server-cert"
+    v = files.values
+    if opts.ssl is not True and v.get("ssl-mode") is not None and v["ssl-mode"].value:
+        return str(v["ssl-mode"].value).upper(), f"ssl-mode ({v['ssl-mode'].where})"
+    if opts.ssl_ca:  # the command line comes after the option files, as the clients read it
+        return "VERIFY_CA", "--ssl-ca without ssl-mode"
+    if opts.ssl is not True:
+        if "ssl" in v and not _on(v["ssl"].value):
+            return "DISABLED", f"ssl={v['ssl'].value} ({v['ssl'].where})"
+        if "ssl-verify-server-cert" in v and _on(v["ssl-verify-server-cert"].value):
+            return "VERIFY_IDENTITY", f"ssl-verify-server-cert ({v['ssl-verify-server-cert'].where})"
+    if ssl_ca:
+        return "VERIFY_CA", f"ssl-ca ({v['ssl-ca'].where}) without ssl-mode"
+    if opts.ssl:
+        return "REQUIRED", "--ssl"
+    if "ssl" in v and _on(v["ssl"].value):
+        return "REQUIRED", f"ssl ({v['ssl'].where})"
+    return "PREFERRED", "the default"
+
+
+def unverified_ca(opts: ConnectionOptions, env: Optional[dict[str, str]] = None) -> Optional[str]:
+    """MySQL's warning, as a sentence: an explicit ssl-mode below VERIFY_CA beside a CA does not
+    verify the server (None when that is not the case)."""
+    files = option_files(opts, env)
+    ssl_ca = opts.ssl_ca or (files.values["ssl-ca"].value if "ssl-ca" in files.values else None)
+    mode, why = _ssl_mode(opts, files, ssl_ca)
+    if ssl_ca and mode in ("PREFERRED", "REQUIRED") and why.split(" (")[0] in ("--ssl-mode", "ssl-mode"):
+        return (f"ssl-mode {mode} ({why}) with a CA: no verification of the server's certificate will be done "
+                "(as in the mysql client); use --ssl-mode VERIFY_CA or VERIFY_IDENTITY to check it.")
+    return None
+
+
+def _protocol(opts: ConnectionOptions, files: ClientFiles) -> Optional[str]:
+    """--protocol (or protocol= in an option file): TCP or SOCKET; PIPE and MEMORY are Windows' only."""
+    s = files.values.get("protocol")
+    raw, label = (opts.protocol, "--protocol") if opts.protocol else ((s.value, f"protocol ({s.where})") if s else (None, ""))
+    if raw is None:
+        return None
+    p = str(raw).strip().upper()
+    if p in ("PIPE", "MEMORY"):
+        raise UsageError(f"{label} {p} is a Windows transport (named pipe, shared memory) the advisor does not have.",
+                         "use --protocol TCP (with --host and --port) or --protocol SOCKET (with --socket).")
+    if p not in PROTOCOLS:
+        raise UsageError(f"{label} {str(raw)[:40]!r} is not TCP or SOCKET.",
+                         "use --protocol TCP (with --host and --port) or --protocol SOCKET (with --socket).")
+    return p
 
 
 def resolve(opts: ConnectionOptions, env: Optional[dict[str, str]] = None) -> Endpoint:
@@ -141,23 +219,33 @@ def resolve(opts: ConnectionOptions, env: Optional[dict[str, str]] = None) -> En
         raise UsageError(f"port {port} is out of range.", "pass --port between 1 and 65535.")
 
     # Like the mysql client, 'localhost' (or no host) means the unix socket, unless a port was given
-    # on the command line (MariaDB's client) or the option files say protocol=tcp.
-    sock = opts.socket
-    if not sock and host in (None, "localhost") and opts.port is None and str(cnf.get("protocol") or "").lower() != "tcp":
+    # on the command line (MariaDB's client) or the protocol is TCP; --protocol SOCKET means the
+    # socket whatever the host and port say.
+    protocol = _protocol(opts, files)
+    sock = opts.socket if protocol != "TCP" else None
+    if protocol == "SOCKET" and not sock:
+        sock = cnf.get("socket") or env.get("MYSQL_UNIX_PORT") or next((s for s in DEFAULT_SOCKETS if Path(s).exists()), None)
+        if not sock:
+            raise UsageError("--protocol SOCKET but no socket is known (no --socket, no socket in the option files, "
+                             "no MYSQL_UNIX_PORT, none of the usual paths exists).",
+                             "pass --socket with the server's socket path, or --protocol TCP.")
+    if not sock and protocol is None and host in (None, "localhost") and opts.port is None:
         sock = cnf.get("socket") or env.get("MYSQL_UNIX_PORT")
         if not sock and port_s is None:
             sock = next((s for s in DEFAULT_SOCKETS if Path(s).exists()), None)
+    if protocol == "TCP" and host in (None, "localhost"):
+        host = "127.0.0.1"  # TCP to this machine, as `mysql --protocol=tcp` connects
     if sock and not Path(sock).exists():
         raise ConnectError(f"cannot connect to socket {sock}: no such file.",
                            "check the server's `socket` variable, or connect over TCP with --host and --port.")
 
-    mode = _ssl_mode(opts, cnf)
-    if mode not in SSL_MODES:
-        raise UsageError(f"--ssl-mode {mode[:40]!r} is not one of {', '.join(SSL_MODES)}.",
-                         "pass --ssl-mode PREFERRED (the default), or REQUIRED to insist on TLS.")
     ssl_ca = opts.ssl_ca or cnf.get("ssl-ca")
+    mode, why = _ssl_mode(opts, files, ssl_ca)
+    if mode not in SSL_MODES:
+        raise UsageError(f"{why.split(' (')[0]} {mode[:40]!r} is not one of {', '.join(SSL_MODES)}.",
+                         "pass --ssl-mode PREFERRED (the default), or REQUIRED to insist on TLS.")
     if mode in ("VERIFY_CA", "VERIFY_IDENTITY") and not ssl_ca:
-        raise UsageError(f"--ssl-mode {mode} needs --ssl-ca (the CA that signed the server's certificate).",
+        raise UsageError(f"{mode} ({why}) needs --ssl-ca (the CA that signed the server's certificate).",
                          "pass --ssl-ca FILE, or --ssl-mode REQUIRED for TLS without verifying the server.")
     ssl_cert, ssl_key = opts.ssl_cert or cnf.get("ssl-cert"), opts.ssl_key or cnf.get("ssl-key")
     for label, path in (("--ssl-ca", ssl_ca), ("--ssl-cert", ssl_cert), ("--ssl-key", ssl_key)):
@@ -170,7 +258,7 @@ def resolve(opts: ConnectionOptions, env: Optional[dict[str, str]] = None) -> En
     return Endpoint(
         host=host or "localhost", port=port, socket=sock, user=user, password=password, ssl_mode=mode,
         ssl_ca=ssl_ca, ssl_cert=ssl_cert, ssl_key=ssl_key,
-        connect_timeout=opts.connect_timeout, read_timeout=opts.read_timeout, password_source=src,
+        connect_timeout=opts.connect_timeout, read_timeout=opts.read_timeout, password_source=src, ssl_mode_why=why,
     )
 
 
@@ -229,6 +317,38 @@ def scrub(text: str, ep: Optional[Endpoint]) -> str:
     return text
 
 
+def _connection_class(ep: Endpoint, reached: list[str]) -> Any:
+    """PyMySQL's Connection, noting how far the attempt got in `reached` ("transport", "greeting")
+    and refusing, before the login, a server without TLS when the mode needs it."""
+    import pymysql
+
+    class _Connection(pymysql.connections.Connection):  # type: ignore[misc]
+        def _create_ssl_ctx(self, sslp: Any) -> Any:
+            # PREFERRED mode (no ssl options): PyMySQL would build a verifying default context and
+            # then not verify; build the unverified context directly.
+            if isinstance(sslp, dict) and not sslp:
+                return _client_context(False, None, False)
+            return super()._create_ssl_ctx(sslp)
+
+        def _get_server_information(self) -> Any:
+            reached.append("transport")
+            out = super()._get_server_information()
+            reached.append("greeting")
+            return out
+
+        def _request_authentication(self) -> Any:
+            # A mode that needs TLS stops before the login when the greeting offers none (as the
+            # clients do, ERROR 2026): no credentials go to a server that cannot be verified.
+            from pymysql.constants import CLIENT
+
+            if ep.ssl_mode in TLS_MODES and not (self.server_capabilities & CLIENT.SSL):
+                raise pymysql.err.OperationalError(2026, "SSL connection error: SSL is required but the server "
+                                                         "doesn't support it")
+            return super()._request_authentication()
+
+    return _Connection
+
+
 def connect(ep: Endpoint) -> Any:
     """Open a PyMySQL connection or raise ConnectError with one clear paragraph."""
     import pymysql
@@ -248,21 +368,7 @@ def connect(ep: Endpoint) -> Any:
         kwargs.update(host=ep.host, port=ep.port)
     kwargs.update(_tls_args(ep))
     reached: list[str] = []  # how far the attempt got: "transport" (TCP or socket up), "greeting"
-
-    class _Connection(pymysql.connections.Connection):  # type: ignore[misc]
-        def _create_ssl_ctx(self, sslp: Any) -> Any:
-            # PREFERRED mode (no ssl options): PyMySQL would build a verifying default context and
-            # then not verify; build the unverified context directly.
-            if isinstance(sslp, dict) and not sslp:
-                return _client_context(False, None, False)
-            return super()._create_ssl_ctx(sslp)
-
-        def _get_server_information(self) -> Any:
-            reached.append("transport")
-            out = super()._get_server_information()
-            reached.append("greeting")
-            return out
-
+    _Connection = _connection_class(ep, reached)
     started = time.monotonic()
     try:
         try:
@@ -296,7 +402,7 @@ def connect(ep: Endpoint) -> Any:
                            "check --host: each dot-separated part has at most 63 characters.") from None
     conn._read_timeout = ep.read_timeout  # PyMySQL re-applies these before each read/write
     conn._write_timeout = ep.read_timeout
-    if ep.ssl_mode in ("REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY"):
+    if ep.ssl_mode in TLS_MODES:
         import ssl
 
         if not isinstance(getattr(conn, "_sock", None), ssl.SSLSocket):
@@ -327,14 +433,20 @@ def _connect_tip(code: int, ep: Endpoint, msg: str = "", elapsed: float = 0.0, r
                  "none": "no password (none was given)"}.get(ep.password_source, ep.password_source)
         return (f"the password came from {where}; put the right credentials under [client] in ~/.my.cnf "
                 "(or --defaults-file), use --ask-password, or audit a saved snapshot with --snapshot.")
+    mode = f"{ep.ssl_mode}, from {ep.ssl_mode_why}"
     if code == 2026 or "ssl is required" in low:
         if "doesn't support" in low or "does not support" in low:
-            return ("the server offers no TLS, so no handshake took place: configure ssl_cert and ssl_key on the "
-                    f"server, or use --ssl-mode PREFERRED (or DISABLED) instead of {ep.ssl_mode}.")
-        return "the TLS handshake failed: check --ssl-ca and --ssl-mode, or use --ssl-mode=PREFERRED."
+            return (f"the server offers no TLS, so no handshake took place and nothing was sent (not even the user "
+                    f"name); the TLS mode is {mode}: configure ssl_cert and ssl_key on the server, or use "
+                    "--skip-ssl (--ssl-mode DISABLED) to connect without TLS.")
+        return f"the TLS handshake failed ({mode}): check --ssl-ca and --ssl-mode, or use --ssl-mode=PREFERRED."
     if any(w.lower() in low for w in _TLS_WORDS):
+        if "hostname mismatch" in low or "ip address mismatch" in low or "doesn't match" in low:
+            return (f"the server's certificate does not name the host '{ep.host}' ({mode}: the CA and the host "
+                    "name are checked): connect with a --host the certificate names, or use --ssl-mode VERIFY_CA "
+                    "to check the CA only.")
         what = "the server's certificate was not accepted" if "certificate" in low else "the TLS handshake failed"
-        return (f"{what} ({ep.ssl_mode}): check --ssl-ca (the CA that signed it) and, for VERIFY_IDENTITY, that "
+        return (f"{what} ({mode}): check --ssl-ca (the CA that signed it) and, for VERIFY_IDENTITY, that "
                 "the host name is in the certificate; or use --ssl-mode REQUIRED to encrypt without verifying.")
     if code in (2003, 2002, 2005, 2013):
         timed_out = "timed out" in low or elapsed >= ep.connect_timeout * 0.9

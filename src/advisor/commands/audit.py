@@ -3,10 +3,11 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host, Ignore,
-                                      LoginPath, NoDefaults, OutputFile, Password, Port, PurposeOpt, Purpose, ReadTimeout,
-                                      ReportFormat, RulesDirs, SampleSeconds, Severity, Socket, SslCa, SslCert, SslKey,
-                                      SslMode, User, conn_options, split_ids, write_output)
+from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
+                                      Ignore, LoginPath, NoDefaults, OutputFile, Password, Port, Protocol, Purpose,
+                                      PurposeOpt, ReadTimeout, ReportFormat, RulesDirs, SampleSeconds, Severity,
+                                      Socket, SslCa, SslCert, SslKey, SslMode, SslVerifyServerCert, UseSsl, User,
+                                      conn_options, split_ids, write_output)
 from advisor.commands.options import Calibrate, CalibrateSecondsOpt, HostFacts, Ssh, SshOption, Sysroot, WriteProbeOpt
 
 
@@ -14,7 +15,8 @@ def audit(
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
     no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
-    ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
+    ssl_key: SslKey = None, use_ssl: UseSsl = None,
+    ssl_verify_server_cert: SslVerifyServerCert = False, protocol: Protocol = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
     sysroot: Sysroot = None, ssh: Ssh = None, ssh_option: SshOption = None, host_facts: HostFacts = None,
     snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Audit a saved snapshot (from `advisor collect` or `advisor import`) or a SHOW VARIABLES dump (tab, table, \\G, JSON, CSV, or a pt-mysql-summary / pt-stalk directory) instead of a live server; '-' reads standard input.")] = None,
@@ -41,7 +43,8 @@ def audit(
 
         progress = run_progress()
         opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
-                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path)
+                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path,
+                            use_ssl=use_ssl, ssl_verify_server_cert=ssl_verify_server_cert, protocol=protocol)
         collection = api.Collection(opts, sample_seconds=sample_seconds, sysroot=sysroot, ssh=ssh,
                                     ssh_options=tuple(ssh_option or []), host_facts=host_facts)
     # the budget counts from the calibration's own start: imports, the connection and the collection

@@ -11,8 +11,9 @@ from typing import Annotated, Any, Optional, TextIO
 import typer
 
 from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
-                                      LoginPath, NoDefaults, OutputFile, Password, Port, ReadTimeout, Socket, SslCa, SslCert,
-                                      SslKey, SslMode, User, conn_options, write_output)
+                                      LoginPath, NoDefaults, OutputFile, Password, Port, Protocol, ReadTimeout,
+                                      Socket, SslCa, SslCert, SslKey, SslMode, SslVerifyServerCert, UseSsl, User,
+                                      conn_options, write_output)
 
 CAL = "Calibration"
 
@@ -84,7 +85,8 @@ def calibrate(
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
     no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
-    ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
+    ssl_key: SslKey = None, use_ssl: UseSsl = None,
+    ssl_verify_server_cert: SslVerifyServerCert = False, protocol: Protocol = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     calibrate_seconds: CalibrateSeconds = 10.0,
     write_probe: WriteProbe = False,
     probe: Probe = None,
@@ -97,7 +99,8 @@ def calibrate(
     from advisor import api
 
     opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
-                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path)
+                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path,
+                        use_ssl=use_ssl, ssl_verify_server_cert=ssl_verify_server_cert, protocol=protocol)
     progress = TerminalProgress.maybe()
     try:
         snap = api.calibrate(opts, budget_s=calibrate_seconds, write_probe=write_probe, progress=progress,

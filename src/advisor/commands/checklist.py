@@ -8,9 +8,9 @@ from typing import Annotated, Optional
 import typer
 
 from advisor.commands.options import (OUT, AskPassword, Calibrate, CalibrateSecondsOpt, ConnectTimeout,
-                                      DefaultsExtraFile, DefaultsFile, Host, LoginPath, NoDefaults, OutputFile, Password, Port,
-                                      ReadTimeout, RulesDirs, Socket, SslCa, SslCert, SslKey, SslMode, User,
-                                      conn_options, write_output)
+                                      DefaultsExtraFile, DefaultsFile, Host, LoginPath, NoDefaults, OutputFile,
+                                      Password, Port, Protocol, ReadTimeout, RulesDirs, Socket, SslCa, SslCert,
+                                      SslKey, SslMode, SslVerifyServerCert, UseSsl, User, conn_options, write_output)
 
 
 BENCH = "Benchmark"
@@ -25,7 +25,8 @@ def checklist(
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
     no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
-    ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
+    ssl_key: SslKey = None, use_ssl: UseSsl = None,
+    ssl_verify_server_cert: SslVerifyServerCert = False, protocol: Protocol = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Use a saved snapshot (from `advisor collect`) instead of a live server; '-' reads standard input.")] = None,
     demo: Annotated[bool, typer.Option("--demo", help="Use the bundled demo snapshot.")] = False,
     sysbench: Annotated[Optional[str], typer.Option("--sysbench", help="The sysbench command line of the run, in quotes; it is parsed and checked against the server (passwords are masked in every output).", rich_help_panel=BENCH)] = None,
@@ -62,7 +63,8 @@ def checklist(
     else:
         collection = api.Collection(conn_options(host, port, socket, user, password, ask_password, defaults_file,
                                                  defaults_extra_file, no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key,
-                                                 connect_timeout, read_timeout, login_path=login_path))
+                                                 connect_timeout, read_timeout, login_path=login_path,
+                                                 use_ssl=use_ssl, ssl_verify_server_cert=ssl_verify_server_cert, protocol=protocol))
     a = api.assess("benchmark", snapshot=snap, collection=collection,
                    calibration=api.Calibration(calibrate, calibrate_seconds), rules_dirs=rules or [], source=source)
     cl = api.checklist_of(a, sysbench, detect_local=detect_sysbench)

@@ -5,10 +5,11 @@ from typing import Annotated
 
 import typer
 
-from advisor.commands.options import (MACHINE, OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
-                                      HostFacts, LoginPath, NoDefaults, OutputFile, Password, Port, ReadTimeout, SampleSeconds,
-                                      Socket, Ssh, SshOption, SslCa, SslCert, SslKey, SslMode, Sysroot, User,
-                                      conn_options, write_output)
+from advisor.commands.options import (MACHINE, OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile,
+                                      Host, HostFacts, LoginPath, NoDefaults, OutputFile, Password, Port, Protocol,
+                                      ReadTimeout, SampleSeconds, Socket, Ssh, SshOption, SslCa, SslCert, SslKey,
+                                      SslMode, SslVerifyServerCert, Sysroot, UseSsl, User, conn_options,
+                                      write_output)
 
 
 class CollectFormat(str, Enum):
@@ -19,7 +20,8 @@ def collect(
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
     no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
-    ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
+    ssl_key: SslKey = None, use_ssl: UseSsl = None,
+    ssl_verify_server_cert: SslVerifyServerCert = False, protocol: Protocol = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
     host_facts_only: Annotated[bool, typer.Option("--host-facts-only", help="Collect only this machine's host facts (no server connection), for `advisor audit --host-facts FILE` on another machine.", rich_help_panel=MACHINE)] = False,
     sysroot: Sysroot = None, ssh: Ssh = None, ssh_option: SshOption = None, host_facts: HostFacts = None,
@@ -39,7 +41,8 @@ def collect(
         write_output(api.host_facts_only(sysroot), output, private=True)
         return
     opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
-                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path)
+                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path,
+                        use_ssl=use_ssl, ssl_verify_server_cert=ssl_verify_server_cert, protocol=protocol)
     snap = api.collect(opts, sample_seconds=sample_seconds, sysroot=sysroot, ssh=ssh, ssh_options=ssh_option or [],
                        host_facts=host_facts)
     write_output(snap.to_json(), output, private=True)

@@ -10,8 +10,8 @@ from typing import Annotated, List, Optional
 import typer
 
 from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, NoDefaults,
-                                      OutputFile, Password, Port, ReadTimeout, SslCa, SslCert, SslKey, SslMode, User,
-                                      conn_options, write_output)
+                                      OutputFile, Password, Port, Protocol, ReadTimeout, SslCa, SslCert, SslKey,
+                                      SslMode, SslVerifyServerCert, UseSsl, User, conn_options, write_output)
 
 CAL = "Calibration (live servers)"
 
@@ -36,7 +36,8 @@ def compare(
                      "once per input; default A, B, C, …).")] = None,
     port: Port = None, user: User = None, password: Password = None, ask_password: AskPassword = False,
     defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None, no_defaults: NoDefaults = False,
-    ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None, ssl_key: SslKey = None,
+    ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None, ssl_key: SslKey = None, use_ssl: UseSsl = None,
+    ssl_verify_server_cert: SslVerifyServerCert = False, protocol: Protocol = None,
     connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     calibrate: Annotated[Optional[bool], typer.Option("--calibrate/--no-calibrate", help="Live servers: run the full "
                          "calibration (round trips, stream, flush latency, TLS cost) on each, or none. Default: round "
@@ -57,7 +58,8 @@ def compare(
     options = None
     if any(classify(i).live for i in inputs):  # a password is asked for only when a server is to be read
         options = conn_options(None, port, None, user, password, ask_password, defaults_file, defaults_extra_file,
-                               no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout)
+                               no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout,
+                               use_ssl=use_ssl, ssl_verify_server_cert=ssl_verify_server_cert, protocol=protocol)
     mode = None if calibrate is False else "full" if calibrate else "light"
     c = compare_inputs(inputs, about or [], options=options, calibration=mode, budget_s=calibrate_seconds,
                        labels=label or [])

@@ -8,9 +8,10 @@ from typing import IO, Annotated, Any, Optional
 import typer
 
 from advisor.commands.options import (OUT, AskPassword, Calibrate, CalibrateSecondsOpt, ConnectTimeout,
-                                      DefaultsExtraFile, DefaultsFile, Ignore, LoginPath, NoDefaults, OutputFile, Password, Port,
-                                      Purpose, PurposeOpt, ReadTimeout, RulesDirs, SampleSeconds, Severity, SslCa,
-                                      SslCert, SslKey, SslMode, User, conn_options, split_ids, write_output)
+                                      DefaultsExtraFile, DefaultsFile, Ignore, LoginPath, NoDefaults, OutputFile,
+                                      Password, Port, Protocol, Purpose, PurposeOpt, ReadTimeout, RulesDirs,
+                                      SampleSeconds, Severity, SslCa, SslCert, SslKey, SslMode, SslVerifyServerCert,
+                                      UseSsl, User, conn_options, split_ids, write_output)
 
 INVENTORY = "Targets"
 
@@ -38,7 +39,8 @@ def fleet(
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Audit this many servers at once (default 4 live; one worker process per CPU with --snapshots).")] = None,
     port: Port = None, user: User = None, password: Password = None, ask_password: AskPassword = False,
     defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None, no_defaults: NoDefaults = False, login_path: LoginPath = None,
-    ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None, ssl_key: SslKey = None,
+    ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None, ssl_key: SslKey = None, use_ssl: UseSsl = None,
+    ssl_verify_server_cert: SslVerifyServerCert = False, protocol: Protocol = None,
     connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0, sample_seconds: SampleSeconds = 0.0,
     purpose: PurposeOpt = Purpose.production,
     calibrate: Calibrate = None,
@@ -77,7 +79,8 @@ def fleet(
         tlist = read(targets, inventory_format.value if inventory_format else None)  # type: ignore[arg-type]
         base = conn_options(None, port, None, user, password, ask_password, defaults_file, defaults_extra_file,
                             no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout,
-                            login_path=login_path)
+                            login_path=login_path,
+                            use_ssl=use_ssl, ssl_verify_server_cert=ssl_verify_server_cert, protocol=protocol)
         jobs = 4 if jobs is None else jobs
         total = len(tlist)
         stream = stream_fleet(tlist, base, purpose.value, jobs, sample_seconds, Calibration(calibrate, calibrate_seconds),

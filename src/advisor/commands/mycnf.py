@@ -9,10 +9,11 @@ from typing import Annotated, Optional
 import typer
 
 from advisor.commands.options import (OUT, RULES, AskPassword, Calibrate, CalibrateSecondsOpt, ConnectTimeout,
-                                      DefaultsExtraFile, DefaultsFile, Host, HostFacts, Ignore, LoginPath, NoDefaults, OutputFile,
-                                      Password, Port, Purpose, ReadTimeout, RulesDirs, SampleSeconds, Socket, Ssh,
-                                      SshOption, SslCa, SslCert, SslKey, SslMode, Sysroot, User, conn_options,
-                                      split_ids, write_output)
+                                      DefaultsExtraFile, DefaultsFile, Host, HostFacts, Ignore, LoginPath,
+                                      NoDefaults, OutputFile, Password, Port, Protocol, Purpose, ReadTimeout,
+                                      RulesDirs, SampleSeconds, Socket, Ssh, SshOption, SslCa, SslCert, SslKey,
+                                      SslMode, SslVerifyServerCert, Sysroot, UseSsl, User, conn_options, split_ids,
+                                      write_output)
 
 PROFILE = "Hardware profile (no server)"
 
@@ -63,7 +64,8 @@ def mycnf(
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
     no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
-    ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
+    ssl_key: SslKey = None, use_ssl: UseSsl = None,
+    ssl_verify_server_cert: SslVerifyServerCert = False, protocol: Protocol = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
     sysroot: Sysroot = None, ssh: Ssh = None, ssh_option: SshOption = None, host_facts: HostFacts = None,
     calibrate: Calibrate = None, calibrate_seconds: CalibrateSecondsOpt = 10.0,
@@ -101,7 +103,8 @@ def mycnf(
                          "profile already holds its host facts.", "use --ram, --cores and --disk to state them instead.")
     conn = lambda: conn_options(host, port, socket, user, password, ask_password, defaults_file,  # noqa: E731
                                 defaults_extra_file, no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout,
-                                read_timeout, login_path=login_path)
+                                read_timeout, login_path=login_path,
+                                use_ssl=use_ssl, ssl_verify_server_cert=ssl_verify_server_cert, protocol=protocol)
     if validate is not None:
         _validate(validate, flavor, version, snapshot, demo, conn_given, ram_bytes, no_server_check, output, conn)
         return

@@ -25,9 +25,12 @@ DefaultsExtraFile = Annotated[Optional[str], typer.Option("--defaults-extra-file
 NoDefaults = Annotated[bool, typer.Option("--no-defaults", help="Read no option files (the login-path file ~/.mylogin.cnf is still read, as by the mysql client).", rich_help_panel=CONN)]
 LoginPath = Annotated[Optional[str], typer.Option("--login-path", help="Also read this group of the option files and of ~/.mylogin.cnf (written by mysql_config_editor).", rich_help_panel=CONN)]
 SslMode = Annotated[Optional[str], typer.Option("--ssl-mode", help="DISABLED, PREFERRED (default), REQUIRED, VERIFY_CA or VERIFY_IDENTITY.", rich_help_panel=CONN)]
-SslCa = Annotated[Optional[str], typer.Option("--ssl-ca", help="CA certificate file (for VERIFY_CA / VERIFY_IDENTITY).", rich_help_panel=CONN)]
+SslCa = Annotated[Optional[str], typer.Option("--ssl-ca", help="CA certificate file; without --ssl-mode it means VERIFY_CA (the server's certificate must be signed by it), as in the mysql and mariadb clients.", rich_help_panel=CONN)]
 SslCert = Annotated[Optional[str], typer.Option("--ssl-cert", help="Client certificate file.", rich_help_panel=CONN)]
 SslKey = Annotated[Optional[str], typer.Option("--ssl-key", help="Client key file.", rich_help_panel=CONN)]
+UseSsl = Annotated[Optional[bool], typer.Option("--ssl/--skip-ssl", help="--ssl: insist on TLS (REQUIRED; VERIFY_CA with --ssl-ca), as the mariadb client's --ssl; --skip-ssl: no TLS (DISABLED). --ssl-mode wins over both.", rich_help_panel=CONN)]
+SslVerifyServerCert = Annotated[bool, typer.Option("--ssl-verify-server-cert", help="Verify the server's certificate against --ssl-ca and its host name (VERIFY_IDENTITY), as the mariadb client does; also read from ssl-verify-server-cert in an option file.", rich_help_panel=CONN)]
+Protocol = Annotated[Optional[str], typer.Option("--protocol", help="TCP or SOCKET (as the mysql client's --protocol; PIPE and MEMORY are Windows-only and refused). TCP with localhost connects to 127.0.0.1.", rich_help_panel=CONN)]
 ConnectTimeout = Annotated[float, typer.Option("--connect-timeout", help="Seconds to wait for the connection.", rich_help_panel=CONN)]
 ReadTimeout = Annotated[float, typer.Option("--read-timeout", help="Seconds to wait for each query result.", rich_help_panel=CONN)]
 
@@ -173,9 +176,10 @@ def advisor_defaults(args: list[str], command: Any) -> dict[str, Any]:
 
 def conn_options(host: Any, port: Any, socket: Any, user: Any, password: Any, ask_password: bool, defaults_file: Any,
                  defaults_extra_file: Any, no_defaults: bool, ssl_mode: Any, ssl_ca: Any, ssl_cert: Any, ssl_key: Any,
-                 connect_timeout: float, read_timeout: float, login_path: Any = None) -> Any:
+                 connect_timeout: float, read_timeout: float, login_path: Any = None, use_ssl: Optional[bool] = None,
+                 ssl_verify_server_cert: bool = False, protocol: Optional[str] = None) -> Any:
     from advisor.collect.clientopts import is_dsn, parse_dsn
-    from advisor.collect.connection import ConnectionOptions
+    from advisor.collect.connection import ConnectionOptions, unverified_ca
 
     dsn = bool(host and is_dsn(host))
     files = None if dsn else client_files(defaults_file, defaults_extra_file, no_defaults, login_path)
@@ -189,12 +193,17 @@ def conn_options(host: Any, port: Any, socket: Any, user: Any, password: Any, as
              "/proc/PID/cmdline); use -p or --ask-password to be asked for it, or put it in an option file "
              "([client] password=... in ~/.my.cnf, or mysql_config_editor's --login-path).")
     opts = ConnectionOptions(host=host, port=port, socket=socket, user=user, password=password, ssl_mode=ssl_mode,
-                             ssl_ca=ssl_ca, ssl_cert=ssl_cert, ssl_key=ssl_key, connect_timeout=connect_timeout,
+                             ssl_ca=ssl_ca, ssl_cert=ssl_cert, ssl_key=ssl_key, ssl=use_ssl,
+                             ssl_verify_server_cert=bool(ssl_verify_server_cert), protocol=protocol,
+                             connect_timeout=connect_timeout,
                              read_timeout=read_timeout, defaults_file=defaults_file,
                              defaults_extra_file=defaults_extra_file, no_defaults=no_defaults, login_path=login_path,
                              password_source=source)
     if files is not None:
         opts.files = files
+        note = unverified_ca(opts)
+        if note:
+            warn(note)
         pw = files.values.get("password")
         if password is None and pw is not None and pw.value is None:  # a bare `password` line: ask, as mysql does
             opts.password, opts.password_source = ask_for_password(who, f" ({pw.where} asks for it)"), "prompt"

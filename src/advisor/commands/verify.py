@@ -8,8 +8,9 @@ from typing import Annotated, Optional
 import typer
 
 from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
-                                      LoginPath, NoDefaults, OutputFile, Password, Port, ReadTimeout, Socket, SslCa, SslCert,
-                                      SslKey, SslMode, User, conn_options, write_output)
+                                      LoginPath, NoDefaults, OutputFile, Password, Port, Protocol, ReadTimeout,
+                                      Socket, SslCa, SslCert, SslKey, SslMode, SslVerifyServerCert, UseSsl, User,
+                                      conn_options, write_output)
 
 
 class VerifyFormat(str, Enum):
@@ -22,7 +23,8 @@ def verify(
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
     no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
-    ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
+    ssl_key: SslKey = None, use_ssl: UseSsl = None,
+    ssl_verify_server_cert: SslVerifyServerCert = False, protocol: Protocol = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Compare with a saved snapshot instead of a live server.")] = None,
     fmt: Annotated[VerifyFormat, typer.Option("--format", "-f", help="text (default) or json.", rich_help_panel=OUT)] = VerifyFormat.text,
     output: OutputFile = None,
@@ -54,7 +56,8 @@ def verify(
         where = f"snapshot {snapshot}"
     else:
         opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
-                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path)
+                            no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path,
+                            use_ssl=use_ssl, ssl_verify_server_cert=ssl_verify_server_cert, protocol=protocol)
         snap = api.collect(opts, machine=False)  # only the server's variables are compared
         t = snap.target
         where = f"{t.host}:{t.port}" if t.transport == "tcp" else (t.socket or "localhost")

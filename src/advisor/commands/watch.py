@@ -9,9 +9,10 @@ from typing import Annotated, Any, List, Optional, TextIO
 
 import typer
 
-from advisor.commands.options import (MACHINE, OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
-                                      LoginPath, NoDefaults, OutputFile, Password, Port, ReadTimeout, ReportFormat, Socket, Ssh,
-                                      SshOption, SslCa, SslCert, SslKey, SslMode, User, conn_options, write_output)
+from advisor.commands.options import (MACHINE, OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile,
+                                      Host, LoginPath, NoDefaults, OutputFile, Password, Port, Protocol, ReadTimeout,
+                                      ReportFormat, Socket, Ssh, SshOption, SslCa, SslCert, SslKey, SslMode,
+                                      SslVerifyServerCert, UseSsl, User, conn_options, write_output)
 
 WATCH = "Watch"
 MIN_INTERVAL, MAX_INTERVAL = 0.2, 60.0
@@ -61,7 +62,8 @@ def watch(
     host: Host = None, port: Port = None, socket: Socket = None, user: User = None, password: Password = None,
     ask_password: AskPassword = False, defaults_file: DefaultsFile = None, defaults_extra_file: DefaultsExtraFile = None,
     no_defaults: NoDefaults = False, login_path: LoginPath = None, ssl_mode: SslMode = None, ssl_ca: SslCa = None, ssl_cert: SslCert = None,
-    ssl_key: SslKey = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
+    ssl_key: SslKey = None, use_ssl: UseSsl = None,
+    ssl_verify_server_cert: SslVerifyServerCert = False, protocol: Protocol = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     seconds: Annotated[Optional[float], typer.Option("--seconds", help=f"Watch this long when no command is given (default {DEFAULT_SECONDS:g}).", rich_help_panel=WATCH)] = None,
     interval: Annotated[float, typer.Option("--interval", help="Seconds between samples.", rich_help_panel=WATCH)] = 1.0,
     ssh: Ssh = None, ssh_option: SshOption = None,
@@ -106,7 +108,8 @@ def watch(
     from advisor.watch.session import WatchOptions, watch as run_watch
 
     opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
-                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path)
+                        no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path,
+                        use_ssl=use_ssl, ssl_verify_server_cert=ssl_verify_server_cert, protocol=protocol)
     base, base_name = _baseline(baseline)
     to_stdout = output in (None, "-")
     live_stream = sys.stdout if fmt == ReportFormat.text and to_stdout else sys.stderr

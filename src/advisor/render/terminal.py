@@ -62,6 +62,8 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
     lines = [c("bold", wrap(f"advisor audit — {t.title} — purpose: {report.purpose}", ""))]
     if report.source != "live":
         lines.append(c("dim", wrap(f"from {report.source}" + (f", collected {report.collected_at}" if report.collected_at else ""), "")))
+    elif report.connection:
+        lines.append(c("dim", wrap(f"connected over {report.connection}", "")))
     lines.append("")
     findings = report.findings
     if not findings:
