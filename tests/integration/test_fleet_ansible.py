@@ -237,3 +237,18 @@ def test_a_refused_dictionary_statement_reads_as_in_a_live_audit(hosts, tmp_path
     assert fleet_o["account-without-password"][0] == "unknown"
     assert f"GRANT SELECT ON mysql.user TO '{RO_USER}'@'%'" in fleet_o["account-without-password"][1]
     assert fleet_o["tables-without-primary-key"] == direct_o["tables-without-primary-key"]
+
+
+def test_a_run_where_no_host_was_collected_fails(hosts, tmp_path):
+    """Every host in the play unreachable: each one's error.json is written and ansible-playbook exits
+    non-zero, saying so, instead of 0 (a run that collected nothing is not a success)."""
+    playbook = require_tool("ansible-playbook")
+    inv = _inventory(hosts, tmp_path / "hosts.ini")
+    fetched = tmp_path / "fetched"
+    env = _ansible_env(tmp_path)
+    p = subprocess.run([playbook, "-i", str(inv), str(ROOT / "ansible" / "collect.yml"),
+                        "-e", f"advisor_fetch_dir={fetched}", "-e", "advisor_hosts=gone"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 2, (p.returncode, p.stdout[-3000:])  # ansible-playbook: a host failed
+    assert "no host was collected: all 1 failed" in p.stdout, p.stdout[-3000:]
+    assert json.loads((fetched / "db9" / "error.json").read_text())["error"].startswith("unreachable")
