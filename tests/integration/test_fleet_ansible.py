@@ -158,7 +158,12 @@ def test_playbook_collects_over_ssh_and_fleet_judges_as_audit(hosts, tmp_path):
         direct_status = {o["rule"]: o["status"] for o in direct["outcomes"]}
         assert status["buffer-pool-below-data-size"] == direct_status["buffer-pool-below-data-size"] == "passed"
         assert h["report"]["target"]["version"] == direct["target"]["version"]
+        if i < 3:  # dumps fetched by the role: the address is the inventory's, the port the server's own
+            assert (h["report"]["target"]["host"], h["report"]["target"]["port"]) == ("127.0.0.1", db.port)
     assert "sort-buffer-oversized" in {f["rule"] for f in by_host["db2"]["report"]["findings"]}
+    one = run_cli("audit", "--snapshot", str(fetched / "db1"))
+    assert one.returncode in (0, 1) and f"at 127.0.0.1:{hosts['pairs'][0][1].port}" in one.stdout.splitlines()[0], \
+        one.stdout[:500]
     assert "sort-buffer-oversized" not in {f["rule"] for f in by_host["db1"]["report"]["findings"]}
     drift = {row["variable"]: row for row in rollup["drift"]["dbs"]}
     assert drift["sort_buffer_size"]["values"][1] == {"value": str(32 << 20), "hosts": ["db2"]}

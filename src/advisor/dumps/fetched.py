@@ -77,7 +77,25 @@ def load_fetched(path: str):
         snap.server.data_size = data_size(read_text(p / DATA_SIZE), str(p / DATA_SIZE))
         snap.server.missing = [m for m in snap.server.missing if m.fact != "server.data_size"]
     _dictionary_and_certificate(p, snap.server)
+    _address(p, snap)
     return snap
+
+
+def _address(p: Path, snap) -> None:
+    """The host's address as the inventory gave it (meta.json) and the server's own port, so the report
+    names 'MariaDB 10.11.6 at db1.example:3306' rather than an address it does not know."""
+    if not (p / META).is_file() or snap.target.host:
+        return
+    try:
+        meta = json.loads(read_text(p / META))
+    except ValueError:
+        return
+    address = meta.get("address") if isinstance(meta, dict) else None
+    if not isinstance(address, str) or not address.strip() or len(address) > 255:
+        return
+    port = str(snap.server.variables.get("port", "")).strip()
+    snap.target.host = address.strip()
+    snap.target.port = int(port) if port.isdigit() and 0 < int(port) < 65536 else None
 
 
 DICTIONARY_FACTS = ("server.accounts", "server.schemas", "server.tables", "server.plugins", "server.time_zone_names",
