@@ -232,7 +232,14 @@ def _release_problems(var: str, value: str, flavor: str, version: Version) -> li
             out.append(f"TLSv1.3 needs {flavor} 5.7.28 / 8.0.16 or later")
     if "uca1400" in value.lower() and (flavor != "mariadb" or v < (10, 10, 0)):
         out.append("the uca1400 collations need MariaDB 10.10 or later")
+    if "_0900_" in value.lower() and (flavor not in ("mysql", "percona") or v < (8, 0, 0)):
+        out.append("the 0900 collations need MySQL 8.0 or later")
     return out
+
+
+# a fix text naming a collation or TLS version may qualify it by flavor ("... on MariaDB"); a mention
+# qualified by another flavor family is not a claim about this server (one qualified by its own is)
+_OTHER = re.compile(r"\bon (MySQL|Percona|MariaDB)\b[^,;)]*")
 
 
 def check_d(a: Any, plan: Any) -> list[str]:
@@ -249,6 +256,12 @@ def check_d(a: Any, plan: Any) -> list[str]:
             problems += _release_problems(var.lower(), str(val), t.flavor, version)
             out += [f"{f.rule}: {var} = {val}: {p}" for p in problems]
         fix = " ".join(f.fix.split())
+        for m in re.finditer(r"\b(utf8mb4_\w+|TLSv1\.3)\b(?=([^,;)]*))", fix):
+            q = _OTHER.match(m.group(2).strip())
+            family = {"percona": "mysql"}.get(t.flavor, t.flavor)
+            if q is None or {"percona": "mysql"}.get(q.group(1).lower(), q.group(1).lower()) == family:
+                var = "tls_version" if m.group(1).startswith("TLS") else "collation_server"
+                out += [f"{f.rule}: fix names {m.group(1)}: {p}" for p in _release_problems(var, m.group(1), t.flavor, version)]
         for m in re.finditer(r"SET\s+(GLOBAL|PERSIST)\s+(\w+)", fix, re.I):
             kind, var = m.group(1).upper(), m.group(2).lower()
             info = cat.info(var, t.flavor, version)
@@ -341,7 +354,8 @@ def test_the_checks_catch_what_they_describe():
            replace(base, rule="x-two", recommendation={"sort_buffer_size": "64M"}),
            replace(base, rule="x-three", recommendation={}, message="the value is  None, {var.x} set to ."),
            replace(base, rule="x-four", recommendation={"innodb_redo_log_capacity": "1G"},
-                   fix="SET GLOBAL innodb_buffer_pool_instances = 4 and SET PERSIST it.")]
+                   fix="SET GLOBAL innodb_buffer_pool_instances = 4 and SET PERSIST it."),
+           replace(base, rule="x-five", recommendation={}, fix="Use collation_server = utf8mb4_uca1400_ai_ci.")]
     report = copy.copy(a.report)
     report.outcomes = list(a.report.outcomes) + [Outcome(f.rule, "fired", "test", f) for f in bad]
     a2 = a._replace(report=report)
@@ -353,6 +367,8 @@ def test_the_checks_catch_what_they_describe():
     assert any("innodb_redo_log_capacity = 1G" in v for v in d)
     assert any("not dynamic" in v and "innodb_buffer_pool_instances" in v for v in d)
     assert any("SET PERSIST" in v for v in d)
+    assert any(v.startswith("x-five: fix names utf8mb4_uca1400_ai_ci") for v in d)
     assert _release_problems("tls_version", "TLSv1.2,TLSv1.3", "mysql", Version.parse("5.7.19"))
     assert not _release_problems("tls_version", "TLSv1.2,TLSv1.3", "mysql", Version.parse("5.7.28"))
     assert _release_problems("collation_server", "utf8mb4_uca1400_ai_ci", "mariadb", Version.parse("10.6.12"))
+    assert _release_problems("collation_server", "utf8mb4_0900_ai_ci", "mysql", Version.parse("5.7.41"))
