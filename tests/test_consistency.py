@@ -14,7 +14,8 @@ speak with one voice. Each audit is checked for:
       catalogue does not cover there is a violation too, as its value is unchecked), and a fix never
       calls a variable dynamic (SET GLOBAL / SET PERSIST) that is not, nor offers SET PERSIST
       where it does not exist;
-  (e) mycnf never lists as "not changed" a variable that the same file changes.
+  (e) mycnf never lists as "not changed" a variable that the same file changes, nor calls a variable
+      the snapshot shows "an option the server does not know".
 
 Each snapshot is evaluated once per purpose (module-level cache). A violation that is deliberate
 is listed in KNOWN with its reason; anything else fails. `python tests/test_consistency.py` prints
@@ -281,6 +282,7 @@ def check_e(a: Any, plan: Any) -> list[str]:
     if plan is None:
         return []
     changed = {s.variable.lower() for s in plan.changes}
+    shown = {k.lower() for k in a.snapshot.server.variables}
     out = []
     lines = list(plan.not_changed) + _standing_not_changed(plan, _catalogue().variables)
     for line in lines:
@@ -302,6 +304,9 @@ def check_e(a: Any, plan: Any) -> list[str]:
                     if other.rule != f.rule and re.search(rf"\b{re.escape(other.rule)}\b", f.fix):
                         named |= {v.lower() for v in other.recommendation if v.lower() in changed}
         out += [f"not changed claim for {v}, which the file sets: {line[:120]}" for v in sorted(named)]
+        m = re.match(r"(\w+) = .*an option the server does not know", line)
+        if m and m.group(1).lower() in shown:
+            out.append(f"{m.group(1)} called an option the server does not know, but the snapshot shows it: {line[:120]}")
     return out
 
 

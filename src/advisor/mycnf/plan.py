@@ -164,7 +164,7 @@ def _targeted(b: _Build, proposals: list[Proposal]) -> list[tuple[Proposal, str]
     files = int(_bytes(b.variables.get("innodb_log_files_in_group", "2")) or 2)
     out: list[tuple[Proposal, str]] = []
     for p in proposals:
-        q, why = adapt_to_target(p, b.flavor, b.version, files, b.catalogue)
+        q, why = adapt_to_target(p, b.flavor, b.version, files, b.catalogue, b.variables)
         if q is None:
             b.not_changed.append(f"{p.variable} = {p.value} ({p.label}): not written, because {why}.")
             continue
