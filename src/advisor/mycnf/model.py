@@ -8,7 +8,7 @@ target takes one (adapt_to_target), which of several wins (resolve), whether it 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Collection, Optional
 
 from advisor.errors import UsageError
 from advisor.knowledge.catalogue import VariableCatalogue
@@ -148,8 +148,11 @@ def _bytes(value: str) -> Optional[int]:
 
 
 def adapt_to_target(p: Proposal, flavor: str, version: Version, files_in_group: int,
-                    catalogue: VariableCatalogue) -> tuple[Optional[Proposal], str]:
-    """The proposal as this target takes it (renamed, rounded), or (None, why it is not written)."""
+                    catalogue: VariableCatalogue, shown: Collection[str] = ()) -> tuple[Optional[Proposal], str]:
+    """The proposal as this target takes it (renamed, rounded), or (None, why it is not written).
+    `shown`: the variables the snapshot shows (lower case): one the catalogue does not cover on this
+    release but the server shows is an option the server knows, written with a note that its value
+    was not checked against the catalogue."""
     var = p.variable.lower()
     value = p.value
     note = ""
@@ -160,6 +163,10 @@ def adapt_to_target(p: Proposal, flavor: str, version: Version, files_in_group: 
         if var == "innodb_log_files_in_group":
             return None, f"{flavor} {version} sizes the redo log with innodb_redo_log_capacity, which supersedes it"
         ex = False  # deprecated there and ignored once innodb_redo_log_capacity is set: translate below
+    if ex is None and var in shown:
+        note = (f"{var} is not in the variable catalogue for {flavor} {version}; the server shows it, so the option "
+                "exists, but the value was not checked against its limits")
+        return Proposal(var, value, p.source, p.kind, p.severity, p.reason, p.reference), note
     if ex is None:
         return None, (f"{var} is not in the variable catalogue for {flavor}, and an option the server does not know "
                       "stops it from starting")

@@ -112,8 +112,16 @@ def _start(snapshot: Any, opts: MycnfOptions, catalogue: VariableCatalogue, work
 
 def _rule_proposals(b: _Build, report: Any) -> list[Proposal]:
     out: list[Proposal] = []
+    # a finding without a setting of its own whose fix is another finding's recommended line (autoinc
+    # interleaved under STATEMENT logging: "binlog_format = ROW", binlog-format-statement's) is fixed by
+    # that line: "no my.cnf setting fixes it" would deny what the file writes
+    # or whose fix points to another finding's recommendation by its rule id ("enlarge the redo log as the
+    # redo-log-undersized finding beside this one recommends")
+    lines = {f"{v} = {val}".lower() for f in report.findings for v, val in f.recommendation.items() if v not in f.experiments}
+    lines |= {f.rule for f in report.findings if set(f.recommendation) - set(f.experiments)}
     for f in report.findings:
-        if not f.recommendation:
+        fix = " ".join(f.fix.lower().split())
+        if not f.recommendation and not any(line in fix for line in lines - {f.rule}):
             b.not_changed.append(f"{f.rule} ({f.severity}): {f.title}; no my.cnf setting fixes it here "
                                  f"(`advisor explain {f.rule}`).")
         for n in f.notes:
@@ -156,7 +164,7 @@ def _targeted(b: _Build, proposals: list[Proposal]) -> list[tuple[Proposal, str]
     files = int(_bytes(b.variables.get("innodb_log_files_in_group", "2")) or 2)
     out: list[tuple[Proposal, str]] = []
     for p in proposals:
-        q, why = adapt_to_target(p, b.flavor, b.version, files, b.catalogue)
+        q, why = adapt_to_target(p, b.flavor, b.version, files, b.catalogue, b.variables)
         if q is None:
             b.not_changed.append(f"{p.variable} = {p.value} ({p.label}): not written, because {why}.")
             continue

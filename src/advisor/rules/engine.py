@@ -323,7 +323,9 @@ def evaluate(snapshot: Snapshot, rules: Iterable[Rule], purpose: str = "producti
             out.append(Outcome(rule.id, "not_applicable", "ignored (--ignore)"))
             continue
         o = evaluate_rule(rule, view)
-        if o.finding is not None and rule.defers_to:
+        # a generated rule also stays quiet when it would pass: "the value is fine" beside the
+        # hand-written rule's finding on the same variable would be a second, opposite opinion
+        if rule.defers_to and (o.finding is not None or o.status == "passed"):
             first = next((d for d in rule.defers_to if d in fired), None)
             if first is not None:
                 o = Outcome(rule.id, "not_applicable", f"{rule.variable} = {view.get('var.' + str(rule.variable))} "
