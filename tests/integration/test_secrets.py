@@ -226,3 +226,19 @@ def test_no_sysbench_password_in_checklist(server, tmp_path: Path, form: str, fm
     assert "my.lua" in p.stdout  # the command is echoed, masked
     assert SB_LUA not in p.stdout + p.stderr
     _check([("stdout", p.stdout), ("stderr", p.stderr)])
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_no_sysbench_password_in_watch(server, tmp_path: Path, fmt: str):
+    """`advisor watch -- sysbench …` runs the real sysbench: its command echo, its live lines, the report
+    and the saved run all go through the same masking as the checklist (advisor.sysbench.mask_words)."""
+    (tmp_path / "my.lua").write_text("-- a custom test\nfunction event() end\n")
+    saved = tmp_path / "watch.json"
+    p = invoke("watch", "-h", "127.0.0.1", "-P", str(server.port), "-u", "adv", "-p", LOGIN_SECRET, "--no-defaults",
+               "-f", fmt, "--save", str(saved), "--", "sysbench", str(tmp_path / "my.lua"),
+               f"--mysql-password {SB_LUA}", f"--mysql-password={SB_LUA}", f"--pgsql-password={SB_LUA}",
+               "--mysql-password=", "--events=1", "--time=1", "run")
+    assert p.returncode in (0, 1), p.stderr  # the command's own status; not an internal error
+    assert "--mysql-password ***" in saved.read_text()  # the command is recorded, masked
+    _check([("stdout", p.stdout), ("stderr", p.stderr), ("saved", saved.read_text())])
+    assert SB_LUA not in p.stdout + p.stderr + saved.read_text()
