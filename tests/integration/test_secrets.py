@@ -242,3 +242,20 @@ def test_no_sysbench_password_in_watch(server, tmp_path: Path, fmt: str):
     assert "--mysql-password ***" in saved.read_text()  # the command is recorded, masked
     _check([("stdout", p.stdout), ("stderr", p.stderr), ("saved", saved.read_text())])
     assert SB_LUA not in p.stdout + p.stderr + saved.read_text()
+
+
+def test_no_secret_on_a_terminal_fleet_progress_and_a_password_prompt(server, tmp_path: Path):
+    """On a real pty: the fleet's progress line (only drawn on a terminal) for a list mixing a host line
+    and DSN lines, one with a wrong p=; and a password typed at the `-p` prompt (not echoed)."""
+    from tests.support.cli import run_on_pty
+
+    targets = tmp_path / "mixed.txt"
+    targets.write_text(f"127.0.0.1:{server.port}\nh=127.0.0.1,P={server.port},u=adv,p={LOGIN_SECRET}\n"
+                       f"h=127.0.0.1,P={server.port},u=adv,p={LOGIN_SECRET}-wrong\n")
+    code, screen = run_on_pty("fleet", str(targets), "-u", "root", "--no-defaults", "--no-calibrate", "--jobs", "1")
+    assert code == 6, screen  # the wrong p= is that host's error
+    assert "p= in the DSN at" in screen and f"{targets}:3" in screen and "p=…" in screen, screen
+    code2, typed = run_on_pty("audit", "-h", "127.0.0.1", "-P", str(server.port), "-u", "adv", "-p", "--no-defaults",
+                              "--no-calibrate", answer=LOGIN_SECRET)
+    assert code2 in (0, 1), typed
+    _check([("fleet on a pty", screen), ("audit after the prompt", typed)])
