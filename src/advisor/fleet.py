@@ -77,6 +77,7 @@ def audit_one(t: FleetTarget, base: ConnectionOptions, purpose: str, sample_seco
     opts = replace(base, host=t.host, port=t.port if t.port is not None else (base.port or 3306),
                    user=t.user or base.user, socket=t.socket,
                    password=t.password if t.password is not None else base.password,
+                   password_source=t.password_source if t.password is not None else base.password_source,
                    defaults_file=t.defaults_file or base.defaults_file,
                    no_defaults=base.no_defaults and not t.defaults_file,
                    files=None if t.defaults_file else base.files)  # a DSN's F= file is read for this target

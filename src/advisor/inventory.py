@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from advisor.collect.clientopts import is_dsn, mask_dsn, parse_dsn
 from advisor.errors import InvalidInputError, UsageError
 
 FORMATS = ("list", "dsn", "ini", "yaml", "json")
 HOST_VARS = ("ansible_host", "mysql_port", "mysql_user", "mysql_socket", "mysql_password", "mysql_defaults_file")
 _TARGET = re.compile(r"^(?:(?P<user>[^@\s]+)@)?(?P<host>\[[0-9a-fA-F:]+\]|[^:\s]+)(?::(?P<port>\d+))?$")
-_DSN_KEYS = {"h": "host", "P": "port", "u": "user", "S": "socket", "F": "defaults_file", "p": "password",
-             "D": "database", "A": "charset", "t": "table"}
 _RANGE = re.compile(r"\[([0-9a-z]+):([0-9a-z]+)(?::(\d+))?\]")
 
 
@@ -48,6 +47,7 @@ class FleetTarget:
     groups: tuple[str, ...] = ()
     ssh: Optional[str] = None  # [user@]host to read the host facts over ssh (from the inventory)
     ssh_options: tuple[str, ...] = ()  # KEY=VALUE for the ssh client (Port, IdentityFile, -o options)
+    password_source: Optional[str] = None  # where `password` came from, for the error that rejects it
 
     @property
     def label(self) -> str:
@@ -68,7 +68,7 @@ def detect(text: str, suffix: str = "") -> str:
         return "ini"
     if lines and all(re.match(r"\s*[A-Za-z]=", ln) for ln in lines):
         return "dsn"
-    if any(re.search(r"\s[A-Za-z_]\w*=", ln) for ln in lines):
+    if any(re.search(r"\s[A-Za-z_]\w*=", ln) for ln in lines if not is_dsn(ln.strip())):
         return "ini"
     return "list"
 
@@ -108,18 +108,25 @@ def read(path: str, fmt: Optional[str] = None) -> list[FleetTarget]:
 
 # ---------------------------------------------------------------------- plain lists and DSNs
 
-def parse_list(text: str, source: str) -> list[FleetTarget]:
-    """One target per line: [user@]host[:port]; '#' starts a comment; blank lines are skipped."""
+def parse_list(text: str, source: str, dsn_only: bool = False) -> list[FleetTarget]:
+    """One target per line, each read by its own syntax: a Percona DSN (`h=db1,P=3306,u=app,p=…`, read
+    by `advisor.collect.clientopts.parse_dsn`, the one DSN parser) or [user@]host[:port]; '#' starts
+    a comment (on a DSN line only at its start: a password may hold '#'); blank lines are skipped.
+    With `dsn_only` every line must be a DSN."""
     out: list[FleetTarget] = []
     for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
+        whole = raw.strip()
+        if not whole or whole.startswith("#"):
             continue
+        if is_dsn(whole) or dsn_only:
+            out.append(_dsn_target(n, whole, f"{source}:{n}"))
+            continue
+        line = raw.split("#", 1)[0].strip()
         m = _TARGET.match(line)
-        if not m:
-            raise UsageError(f"{source}:{n}: {line!r} is not a target; write [user@]host[:port], a Percona DSN "
-                             "(h=HOST,P=PORT,u=USER) or an Ansible inventory.",
-                             "a file of DSNs needs a DSN on every line; --inventory-format names the format.")
+        if not m or "=" in line:
+            raise UsageError(f"{source}:{n}: {mask_dsn(line)!r} is not a target; write [user@]host[:port], a Percona "
+                             "DSN (h=HOST,P=PORT,u=USER) or an Ansible inventory.",
+                             "--inventory-format names the format when it is not detected.")
         port = _port(m.group("port"), f"{source}:{n}")
         host = m.group("host").strip("[]")
         out.append(FleetTarget(n, line, host, port, m.group("user"), name=line))
@@ -127,33 +134,25 @@ def parse_list(text: str, source: str) -> list[FleetTarget]:
 
 
 def parse_dsns(text: str, source: str) -> list[FleetTarget]:
-    """Percona toolkit DSNs, one per line: comma-separated KEY=VALUE with h (host), P (port), u (user),
-    S (socket), F (option file), p (password; never shown); D, A and t are accepted and unused."""
-    out: list[FleetTarget] = []
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()  # no inline comments: a password may hold '#'
-        if not line or line.startswith("#"):
-            continue
-        parts: dict[str, str] = {}
-        for item in line.split(","):
-            key, sep, value = item.strip().partition("=")
-            if not sep or key not in _DSN_KEYS:
-                raise UsageError(f"{source}:{n}: {_no_password(item.strip())!r} is not a DSN part; write KEY=VALUE with "
-                                 f"KEY one of {', '.join(_DSN_KEYS)} (e.g. h=db1,P=3306,u=bench).",
-                                 "pt-* tools take the same DSN keys; a value holding ',' cannot be written in a DSN.")
-            parts[_DSN_KEYS[key]] = value
-        if "host" not in parts and "socket" not in parts:
-            raise UsageError(f"{source}:{n}: the DSN names no host (h=) and no socket (S=).", "add h=HOST.")
-        host = parts.get("host") or "localhost"
-        shown = ",".join(p for p in line.split(",") if not p.strip().startswith("p="))
-        out.append(FleetTarget(n, shown, host, _port(parts.get("port"), f"{source}:{n}"), parts.get("user") or None,
-                               socket=parts.get("socket") or None, defaults_file=parts.get("defaults_file") or None,
-                               password=parts.get("password"), name=shown))
-    return out
+    """Percona toolkit DSNs, one per line (see parse_list)."""
+    return parse_list(text, source, dsn_only=True)
 
 
-def _no_password(item: str) -> str:
-    return "p=…" if item.startswith("p=") else item
+def _dsn_target(n: int, line: str, where: str) -> FleetTarget:
+    """The target a DSN line names; its u= beats the command's --user for it (as pt tools do), its
+    p= is never shown (the line is kept with `p=…`)."""
+    try:
+        parts = parse_dsn(line)
+    except UsageError as e:
+        raise UsageError(f"{where}: {e.message}", e.tip) from None
+    if not parts.get("host") and not parts.get("socket"):
+        raise UsageError(f"{where}: the DSN {mask_dsn(line)!r} names no host (h=) and no socket (S=).", "add h=HOST.")
+    shown = mask_dsn(line)
+    password = parts.get("password")
+    return FleetTarget(n, shown, parts.get("host") or "localhost", _port(parts.get("port"), where),
+                       parts.get("user") or None, socket=parts.get("socket") or None,
+                       defaults_file=parts.get("defaults_file") or None, password=password, name=shown,
+                       password_source=f"p= in the DSN at {where}" if password is not None else None)
 
 
 def _port(value: Any, where: str) -> Optional[int]:
@@ -255,7 +254,8 @@ def _inventory_target(n: int, name: str, v: dict[str, Any], groups: tuple[str, .
     return FleetTarget(n, text, host, port, user, socket=plain("mysql_socket"),
                        defaults_file=plain("mysql_defaults_file"), password=plain("mysql_password"),
                        name=name, groups=groups, ssh=None if local else (f"{ssh_user}@{host}" if ssh_user else host),
-                       ssh_options=tuple(options))
+                       ssh_options=tuple(options),
+                       password_source=f"mysql_password for {name} in {source}" if plain("mysql_password") else None)
 
 
 def ssh_o_options(args: str) -> list[str]:

@@ -153,5 +153,5 @@ def test_fleet_targets_as_dsns(server, tmp_path):
     assert p.returncode == 0, p.stderr
     rows = json.loads(p.stdout)["targets"]
     assert [r["report"]["target"]["transport"] for r in rows] == ["tcp", "socket"]
-    assert rows[0]["target"] == f"h=127.0.0.1,P={server.port},u={USER}"  # the password part is left out
+    assert rows[0]["target"] == f"h=127.0.0.1,P={server.port},u={USER},p=…"  # the password part is masked
     assert PASSWORD not in p.stdout + p.stderr

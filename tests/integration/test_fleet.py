@@ -131,7 +131,7 @@ def test_percona_dsns_and_plain_lines(fleet, tmp_path):
     assert PW_PASSWORD not in p.stdout + p.stderr  # the DSN's p= logs in and is shown nowhere
     doc = json.loads(p.stdout)
     assert [t["target"] for t in doc["targets"]] == [f"h=127.0.0.1,P={dbs[0].port},u=root", f"S={dbs[1].socket},u=root",
-                                                     f"h=127.0.0.1,P={dbs[3].port},u={PW_USER}"]
+                                                     f"h=127.0.0.1,P={dbs[3].port},u={PW_USER},p=…"]
     assert all(t["report"]["target"]["flavor"] == "mariadb" for t in doc["targets"])
     f.write_text(f"127.0.0.1:{dbs[0].port}\n")
     p = run_cli("fleet", str(f), "--user", "root", "--no-defaults", "--no-calibrate", "--fail-on", "info")

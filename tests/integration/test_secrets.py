@@ -102,7 +102,7 @@ def test_no_secret_in_any_output_file_or_error(server, tmp_path: Path):
     # the runs really went through the paths they name: every command ran (0/1), but the wrong
     # password (3) and the two sysbench lines that are errors (2)
     assert codes.count(3) == 1 and codes.count(2) == 4 and all(c in (0, 1, 2, 3) for c in codes), \
-        list(zip([r[0] for r in runs], codes))
+        list(zip([r[-1] for r in runs], codes))
     for f in (snap, host, save, tmp_path / "tuned.cnf"):
         outputs.append((f.name, f.read_text()))
     _check(outputs)
@@ -121,3 +121,141 @@ def test_an_existing_snapshot_file_is_narrowed_to_0600(server, tmp_path: Path):
                "--no-defaults", "-o", str(out))
     assert p.returncode == 0, p.stderr
     assert stat.S_IMODE(os.stat(out).st_mode) == 0o600
+
+
+# ---------------------------------------------------------------------- the matrix: channel × output
+# Every way a login password reaches advisor, crossed with every output it could leak into. The
+# server's 'adv' account has LOGIN_SECRET; a wrong password is LOGIN_SECRET + "-wrong" (so a leak of
+# it is a leak of the secret too) and must end in the connect error (exit 3, fleet 6).
+
+CHANNELS = ("cli-p", "cli-password", "MYSQL_PWD", "option-file", "login-path", "dsn-host", "dsn-line")
+OUTPUTS = ("terminal", "json", "markdown", "html", "sarif", "snapshot", "error", "fleet-text", "fleet-json",
+           "fleet-jsonl", "fleet-html", "fleet-error")
+
+
+def _channel(channel: str, port: int, secret: str, tmp: Path) -> tuple[list[str], dict[str, str], str]:
+    """(the connection arguments, the environment, the fleet target line) that give `secret` by `channel`."""
+    tcp = ["-h", "127.0.0.1", "-P", str(port), "-u", "adv"]
+    line = f"adv@127.0.0.1:{port}"
+    if channel == "cli-p":
+        return [*tcp, "--no-defaults", "-p", secret], {}, line
+    if channel == "cli-password":
+        return [*tcp, "--no-defaults", f"--password={secret}"], {}, line
+    if channel == "MYSQL_PWD":
+        return [*tcp, "--no-defaults"], {"MYSQL_PWD": secret}, line
+    if channel == "option-file":
+        cnf = tmp / "client.cnf"
+        cnf.write_text(f"[client]\nhost=127.0.0.1\nport={port}\nuser=adv\npassword={secret}\n")
+        return ["--defaults-file", str(cnf)], {}, line
+    if channel == "login-path":
+        from advisor.collect.clientopts import encrypt_login_file
+
+        login = tmp / "login.cnf"
+        login.write_bytes(encrypt_login_file(f'[adv]\nhost = "127.0.0.1"\nport = {port}\nuser = "adv"\n'
+                                             f'password = "{secret}"\n', bytes(range(20))))
+        login.chmod(0o600)
+        return ["--no-defaults", "--login-path", "adv"], {"MYSQL_TEST_LOGIN_FILE": str(login)}, line
+    dsn = f"h=127.0.0.1,P={port},u=adv,p={secret}"
+    if channel == "dsn-host":
+        return ["--no-defaults", "-h", dsn], {}, line.replace("adv@", "") + "\n" + dsn
+    return ["--no-defaults", "-u", "root"], {}, dsn  # dsn-line (fleet only): the line's u= beats -u root
+
+
+def _runs(output: str, conn: list[str], line: str, tmp: Path) -> list[tuple[str, ...]]:
+    fleet = tmp / "targets.txt"
+    fleet.write_text(f"{line}\n")
+    fconn = [a for i, a in enumerate(conn) if "-h" not in (a, conn[i - 1] if i else "")]  # hosts: from the file
+    if output in ("terminal", "json", "markdown", "html", "sarif"):
+        return [("audit", *conn, "--no-calibrate", "-f", "text" if output == "terminal" else output)]
+    if output == "snapshot":
+        return [("collect", *conn, "-o", str(tmp / "snap.json"))]
+    if output == "error":
+        return [("audit", *conn, "--no-calibrate")]
+    fmt = output.removeprefix("fleet-").replace("error", "text")
+    return [("fleet", str(fleet), *fconn, "--no-calibrate", "-f", fmt, "-o", str(tmp / f"fleet.{fmt}"))]
+
+
+@pytest.mark.parametrize("channel, output", [(c, o) for c in CHANNELS for o in OUTPUTS
+                                             if c != "dsn-line" or o.startswith("fleet")])
+def test_no_login_secret_in_any_output(server, tmp_path: Path, channel: str, output: str):
+    wrong = output.endswith("error")
+    secret = LOGIN_SECRET + "-wrong" if wrong else LOGIN_SECRET
+    conn, env, line = _channel(channel, server.port, secret, tmp_path)
+    outputs: list[tuple[str, str]] = []
+    for args in _runs(output, conn, line, tmp_path):
+        p = invoke(*args, env=env)
+        outputs += [("stdout", p.stdout), ("stderr", p.stderr)]
+        want = (6 if args[0] == "fleet" else 3) if wrong else None
+        assert (p.returncode == want) if want else p.returncode in (0, 1), (args, p.returncode, p.stderr)
+        if wrong:
+            assert "Access denied" in p.stdout + p.stderr + "".join(f.read_text() for f in tmp_path.glob("fleet.*"))
+    outputs += [(f.name, f.read_text()) for f in tmp_path.iterdir() if f.name.startswith(("snap", "fleet."))]
+    if channel.startswith("dsn") and output.startswith("fleet"):
+        assert any("p=…" in text or "p=\\u2026" in text for _, text in outputs), outputs  # shown, masked
+    if channel == "dsn-line" and wrong:  # the line's u= and p= were used, and the error says so
+        both = "".join(text for _, text in outputs)
+        assert "as 'adv'" in both and "the password came from p= in the DSN at" in both, both[-2000:]
+    _check(outputs)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown", "html", "error"])
+def test_no_url_password_in_compare(server, fmt: str):
+    secret = LOGIN_SECRET + "-wrong" if fmt == "error" else LOGIN_SECRET
+    url = f"mysql://adv:{secret}@127.0.0.1:{server.port}"
+    p = invoke("compare", url, f"mysql://root@127.0.0.1:{server.port}", "--no-defaults", "--no-calibrate",
+               *(["-f", fmt] if fmt != "error" else []))
+    assert p.returncode == (3 if fmt == "error" else 0), p.stderr
+    assert "mysql://adv:…@127.0.0.1" in p.stdout + p.stderr
+    _check([("stdout", p.stdout), ("stderr", p.stderr)])
+
+
+SB_LUA = "Tok-Secret-5566"
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "json"])
+@pytest.mark.parametrize("form", ["quoted-space", "space", "eq", "empty", "pgsql", "env"])
+def test_no_sysbench_password_in_checklist(server, tmp_path: Path, form: str, fmt: str):
+    (tmp_path / "my.lua").write_text("-- a custom test\nfunction event() end\n")
+    opt = {"quoted-space": f"'--mysql-password {SB_LUA}'", "space": f"--mysql-password {SB_LUA}",
+           "eq": f"--mysql-password={SB_LUA}", "empty": "--mysql-password=", "pgsql": f"--pgsql-password={SB_LUA}",
+           "env": ""}[form]
+    line = f"{'MYSQL_PWD=' + SB_LUA + ' ' if form == 'env' else ''}sysbench {tmp_path}/my.lua {opt} --threads=8 run"
+    p = invoke("checklist", "-h", "127.0.0.1", "-P", str(server.port), "-u", "adv", "-p", LOGIN_SECRET,
+               "--no-defaults", "--no-calibrate", "--no-detect-sysbench", "-f", fmt, "--sysbench", line)
+    assert p.returncode in (0, 1), p.stderr
+    assert "my.lua" in p.stdout  # the command is echoed, masked
+    assert SB_LUA not in p.stdout + p.stderr
+    _check([("stdout", p.stdout), ("stderr", p.stderr)])
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_no_sysbench_password_in_watch(server, tmp_path: Path, fmt: str):
+    """`advisor watch -- sysbench …` runs the real sysbench: its command echo, its live lines, the report
+    and the saved run all go through the same masking as the checklist (advisor.sysbench.mask_words)."""
+    (tmp_path / "my.lua").write_text("-- a custom test\nfunction event() end\n")
+    saved = tmp_path / "watch.json"
+    p = invoke("watch", "-h", "127.0.0.1", "-P", str(server.port), "-u", "adv", "-p", LOGIN_SECRET, "--no-defaults",
+               "-f", fmt, "--save", str(saved), "--", "sysbench", str(tmp_path / "my.lua"),
+               f"--mysql-password {SB_LUA}", f"--mysql-password={SB_LUA}", f"--pgsql-password={SB_LUA}",
+               "--mysql-password=", "--events=1", "--time=1", "run")
+    assert p.returncode in (0, 1), p.stderr  # the command's own status; not an internal error
+    assert "--mysql-password ***" in saved.read_text()  # the command is recorded, masked
+    _check([("stdout", p.stdout), ("stderr", p.stderr), ("saved", saved.read_text())])
+    assert SB_LUA not in p.stdout + p.stderr + saved.read_text()
+
+
+def test_no_secret_on_a_terminal_fleet_progress_and_a_password_prompt(server, tmp_path: Path):
+    """On a real pty: the fleet's progress line (only drawn on a terminal) for a list mixing a host line
+    and DSN lines, one with a wrong p=; and a password typed at the `-p` prompt (not echoed)."""
+    from tests.support.cli import run_on_pty
+
+    targets = tmp_path / "mixed.txt"
+    targets.write_text(f"127.0.0.1:{server.port}\nh=127.0.0.1,P={server.port},u=adv,p={LOGIN_SECRET}\n"
+                       f"h=127.0.0.1,P={server.port},u=adv,p={LOGIN_SECRET}-wrong\n")
+    code, screen = run_on_pty("fleet", str(targets), "-u", "root", "--no-defaults", "--no-calibrate", "--jobs", "1")
+    assert code == 6, screen  # the wrong p= is that host's error
+    assert "p= in the DSN at" in screen and f"{targets}:3" in screen and "p=…" in screen, screen
+    code2, typed = run_on_pty("audit", "-h", "127.0.0.1", "-P", str(server.port), "-u", "adv", "-p", "--no-defaults",
+                              "--no-calibrate", answer=LOGIN_SECRET)
+    assert code2 in (0, 1), typed
+    _check([("fleet on a pty", screen), ("audit after the prompt", typed)])

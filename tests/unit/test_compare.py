@@ -300,3 +300,14 @@ def test_the_doc_page_names_every_group_and_about_word():
     doc = (ROOT / "docs" / "compare.md").read_text(encoding="utf-8")
     missing = [g for g in GROUPS.values() if f"| {g} |" not in doc] + [f"`{a}`" for a in ABOUT if f"`{a}`" not in doc]
     assert missing == [], missing
+
+
+def test_a_url_password_is_used_and_never_shown():
+    from advisor.compare.run import classify, mask_url
+    inp = classify("mysql://app:PW%40Sec-9@db1:3307")
+    assert inp.text == "mysql://app:…@db1:3307" and inp.live.password == "PW@Sec-9" and inp.live.user == "app"
+    assert "PW" not in repr(inp)
+    assert mask_url("mysql://root@db1") == "mysql://root@db1"
+    with pytest.raises(UsageError) as e:
+        classify("mysql://app:PW-Sec-9@no such host")
+    assert "PW-Sec-9" not in str(e.value)

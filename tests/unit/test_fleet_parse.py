@@ -29,7 +29,8 @@ def test_percona_dsns():
     assert [(t.host, t.port, t.user, t.socket, t.defaults_file) for t in ts] == [
         ("db1", 3307, "bench", None, None), ("localhost", None, "root", "/run/mysqld/mysqld.sock", "/etc/mysql/debian.cnf"),
         ("db3", None, "x", None, None)]
-    assert ts[2].password == "se#cret" and "se#cret" not in ts[2].text and "p=" not in ts[2].text
+    assert ts[2].password == "se#cret" and ts[2].text == "h=db3,p=…,u=x"
+    assert ts[2].password_source == "p= in the DSN at dsns:4"
     assert "se#cret" not in repr(ts[2])
     with pytest.raises(UsageError, match="not a DSN part"):
         parse("h=db1,Q=1\n", "dsns", "dsn")
@@ -180,3 +181,17 @@ def test_yaml_without_pyyaml_goes_through_ansible_inventory(tmp_path):
     assert p.returncode == 0, p.stderr
     got = {row[0]: (row[1], row[2], row[3], row[4], tuple(row[5])) for row in json.loads(p.stdout)}
     assert got == EXPECTED
+
+
+def test_a_list_mixing_host_lines_and_dsn_lines_reads_each_by_its_own_syntax():
+    ts = parse("db1:3307\n# dsn below\nh=127.0.0.1,P=3306,u=app,p=PW-Sec#1\napp2@db2\n", "mixed")
+    assert [(t.host, t.port, t.user) for t in ts] == [("db1", 3307, None), ("127.0.0.1", 3306, "app"),
+                                                      ("db2", None, "app2")]
+    assert ts[1].password == "PW-Sec#1" and ts[1].text == ts[1].label == "h=127.0.0.1,P=3306,u=app,p=…"
+    assert ts[1].password_source == "p= in the DSN at mixed:3" and ts[0].password_source is None
+    with pytest.raises(UsageError) as e:  # a line that is neither: its password is not repeated
+        parse("db1\nh=db2,p=PW-Sec-2,junk\n", "bad")
+    assert "PW-Sec-2" not in str(e.value)
+    with pytest.raises(UsageError) as e:
+        parse("db1\nh=db2,p=PW-Sec-3,Q=1\n", "bad")
+    assert "PW-Sec-3" not in str(e.value) and "bad:2" in str(e.value)

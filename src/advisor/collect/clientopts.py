@@ -17,6 +17,7 @@ The search list is an argument (`search`), so tests point it at files of their o
 from __future__ import annotations
 
 import os
+import re
 import stat
 import struct
 from dataclasses import dataclass, field
@@ -225,19 +226,8 @@ DSN_KEYS = {"h": "host", "P": "port", "u": "user", "p": "password", "S": "socket
 DSN_IGNORED = {"D", "t", "A", "L"}  # database, table, charset, local-infile: nothing advisor uses
 
 
-def mask_dsn(text: str) -> str:
-    """The DSN to show: its p= value (a password) replaced."""
-    return ",".join("p=…" if part.strip().startswith("p=") else part for part in text.split(","))
-
-
-def is_dsn(text: str) -> bool:
-    return "=" in text and all("=" in part for part in text.split(",") if part)
-
-
-def parse_dsn(text: str) -> dict[str, str]:
-    """A Percona Toolkit DSN, `h=db1,P=3307,u=app,S=/tmp/s.sock,F=/etc/app.cnf`: keys are
-    case-sensitive single letters; a comma inside a value is written `\\,`."""
-    out: dict[str, str] = {}
+def _dsn_parts(text: str) -> list[str]:
+    """The DSN's KEY=VALUE parts, split at each ',' that is not written `\\,`."""
     parts, cur, i = [], "", 0
     while i < len(text):
         if text[i] == "\\" and i + 1 < len(text) and text[i + 1] == ",":
@@ -250,7 +240,27 @@ def parse_dsn(text: str) -> dict[str, str]:
             cur += text[i]
         i += 1
     parts.append(cur)
-    for part in (p for p in parts if p.strip()):
+    return parts
+
+
+def mask_dsn(text: str) -> str:
+    """The DSN to show: its p= value (a password) replaced."""
+    return ",".join("p=…" if part.strip().startswith("p=") else part.replace(",", "\\,")
+                    for part in _dsn_parts(text))
+
+
+def is_dsn(text: str) -> bool:
+    """Whether the text is written as a DSN: comma-separated parts, each a one-letter KEY=."""
+    parts = [p for p in _dsn_parts(text) if p]
+    return bool(parts) and all(re.match(r"\s*[A-Za-z]=", p) for p in parts)
+
+
+def parse_dsn(text: str) -> dict[str, str]:
+    """A Percona Toolkit DSN, `h=db1,P=3307,u=app,S=/tmp/s.sock,F=/etc/app.cnf`: keys are
+    case-sensitive single letters; a comma inside a value is written `\\,`. The one DSN parser:
+    `--host DSN` and the DSN lines of a fleet's target file both read through it."""
+    out: dict[str, str] = {}
+    for part in (p for p in _dsn_parts(text) if p.strip()):
         k, sep, v = part.partition("=")
         k = k.strip()
         if not sep or (k not in DSN_KEYS and k not in DSN_IGNORED):

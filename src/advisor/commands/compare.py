@@ -26,7 +26,8 @@ class CompareFormat(str, Enum):
 def compare(
     inputs: Annotated[List[str], typer.Argument(help="Two or more snapshots (`advisor collect -o FILE`), dumps that "
                                                      "`advisor import` reads, or live servers as "
-                                                     "mysql://USER@HOST:PORT (user and port optional); the first is "
+                                                     "mysql://USER[:PASSWORD]@HOST:PORT (user, password and port optional; the password is "
+                                                     "never shown); the first is "
                                                      "the baseline.")],
     about: Annotated[Optional[List[str]], typer.Option("--about", help="What the comparison is meant to measure: "
                      "version, flavor, config, durability, tls, binlog, memory, tidb, host, cpu, storage, network or "

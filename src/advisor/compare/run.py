@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Optional, Sequence
+from urllib.parse import unquote
 
 from advisor.errors import UsageError
 
@@ -16,17 +17,32 @@ if TYPE_CHECKING:  # pragma: no cover
     from advisor.compare.model import Comparison
     from advisor.snapshot import Snapshot
 
-_LIVE = re.compile(r"^(?:mysql://)?(?:(?P<user>[^@\s/:]+)@)?(?P<host>\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.-]+)"
+_LIVE = re.compile(r"^(?:mysql://)?(?:(?P<user>[^@\s/:]+)(?::(?P<password>[^@\s]*))?@)?(?P<host>\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.-]+)"
                    r"(?::(?P<port>\d+))?/?$")
 INPUT_TIP = ("give snapshot files (`advisor collect -o FILE`), dumps that `advisor import` reads (SHOW VARIABLES "
-             "output, a pt-mysql-summary directory, …), or live servers as mysql://[user@]host[:port].")
+             "output, a pt-mysql-summary directory, …), or live servers as mysql://[user[:password]@]host[:port].")
 
 
 class LiveTarget(NamedTuple):
-    text: str
+    text: str  # the spec as shown: its password masked
     host: str
     port: Optional[int]
     user: Optional[str]
+    password: Optional[str] = None  # from mysql://user:PASSWORD@host (percent-decoded); never shown
+
+    def __repr__(self) -> str:
+        return f"LiveTarget({self.text!r})"
+
+
+def mask_url(spec: str) -> str:
+    """The spec to show: the password of a `[mysql://]user:PASSWORD@host` replaced (everything up to
+    the last '@' is the user part, as in a URL)."""
+    head, at, tail = spec.rpartition("@")
+    if not at:
+        return spec
+    scheme = "mysql://" if head.startswith("mysql://") else ""
+    user, colon, _ = head[len(scheme):].partition(":")
+    return f"{scheme}{user}:…@{tail}" if colon else spec
 
 
 class Input(NamedTuple):
@@ -39,15 +55,18 @@ def classify(spec: str) -> Input:
     live server; anything else is a file that does not exist."""
     if spec != "-" and Path(spec).exists():
         return Input(spec, None)
+    shown = mask_url(spec)
     m = _LIVE.match(spec)
     if m and (spec.startswith("mysql://") or m.group("port")):
         port = int(m.group("port")) if m.group("port") else None
         if port is not None and not 0 < port < 65536:
-            raise UsageError(f"{spec}: port {port} is out of range.", INPUT_TIP)
-        return Input(spec, LiveTarget(spec, m.group("host").strip("[]"), port, m.group("user")))
+            raise UsageError(f"{shown}: port {port} is out of range.", INPUT_TIP)
+        pw = m.group("password")
+        return Input(shown, LiveTarget(shown, m.group("host").strip("[]"), port, m.group("user"),
+                                       unquote(pw) if pw is not None else None))
     if spec == "-":
         raise UsageError("compare does not read standard input (it needs two inputs or more).", INPUT_TIP)
-    raise UsageError(f"{spec} is not a file, a directory or a live server.", INPUT_TIP)
+    raise UsageError(f"{shown} is not a file, a directory or a live server.", INPUT_TIP)
 
 
 def check_about(about: Sequence[str]) -> list[str]:
@@ -74,6 +93,8 @@ def read_input(inp: Input, options: Optional["ConnectionOptions"], calibration: 
     t = inp.live
     opts = replace(options, host=t.host, port=t.port if t.port is not None else options.port,
                    user=t.user or options.user, socket=None)
+    if t.password is not None:  # the URL's password is this server's
+        opts = replace(opts, password=t.password, password_source=f"the password in {t.text}")
     ep = resolve(opts)
     snap = api.collect(opts, endpoint=ep)
     if calibration is not None:

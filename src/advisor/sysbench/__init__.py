@@ -12,8 +12,8 @@ from advisor.sysbench.command import Option, SysbenchCommand, Unresolved, Value
 from advisor.sysbench.local import LocalSysbench, era_of_version, parse_ldd, parse_version_output
 from advisor.sysbench.options import (ALL_OPTIONS, LUA_SCRIPTS, MASK, SBTEST_K_INDEX_BYTES, SBTEST_ROW_BYTES,
                                       OptSpec, dataset_bytes, is_secret_name)
-from advisor.sysbench.parse import is_shell_expression, parse_command, quote_word
+from advisor.sysbench.parse import is_shell_expression, mask_words, parse_command, quote_word
 
 __all__ = ["ALL_OPTIONS", "LUA_SCRIPTS", "MASK", "SBTEST_K_INDEX_BYTES", "SBTEST_ROW_BYTES", "LocalSysbench", "OptSpec",
            "Option", "SysbenchCommand", "Unresolved", "Value", "dataset_bytes", "era_of_version", "is_secret_name",
-           "is_shell_expression", "parse_command", "parse_ldd", "parse_version_output", "quote_word"]
+           "is_shell_expression", "mask_words", "parse_command", "parse_ldd", "parse_version_output", "quote_word"]

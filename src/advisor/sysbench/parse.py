@@ -55,12 +55,28 @@ def _err(message: str, tip: str) -> UsageError:
     return UsageError(f"--sysbench: {message}", tip)
 
 
-def _mask_token(tok: str) -> str:
-    """`--mysql-password=x` -> `--mysql-password=***`; `MYSQL_PWD=x` -> `MYSQL_PWD=***`."""
-    m = re.match(r"^(-{0,2})([A-Za-z0-9_.-]+)=(.*)$", tok, re.S)
-    if m and is_secret_name(m.group(2)):
-        return f"{m.group(1)}{m.group(2)}={MASK}"
-    return tok
+def mask_words(words: list[str]) -> list[str]:
+    """The words of a command line with every password masked: `--mysql-password=X` (also empty),
+    `--mysql-password X` (two words, or one quoted word), `--pgsql-password…` and any other secret
+    name (is_secret_name), `MYSQL_PWD=X` assignments, and a mysql client's `-pX`. The one masking
+    function: the checklist's command echo and evidence and `advisor watch` both use it."""
+    out: list[str] = []
+    mask_next = False
+    for tok in words:
+        name, eq, _ = tok.partition("=")
+        parts = name.split(None, 1)
+        word = parts[0] if parts else name
+        if mask_next and not tok.startswith("-"):  # the value of `--mysql-password VALUE`
+            tok = MASK
+        elif eq and len(parts) == 1 and parts[0] == name and is_secret_name(name.lstrip("-")):
+            tok = f"{name}={MASK}"
+        elif word.startswith("-") and is_secret_name(word.lstrip("-")) and word != tok:
+            tok = f"{word} {MASK}"  # one quoted word holding name and value: '--mysql-password X'
+        elif tok.startswith("-p") and len(tok) > 2 and not tok.startswith("--"):
+            tok = f"-p{MASK}"
+        mask_next = tok == word and word.startswith("--") and is_secret_name(word.lstrip("-"))
+        out.append(tok)
+    return out
 
 
 def quote_word(tok: str) -> str:
@@ -116,6 +132,8 @@ def _typed(spec: OptSpec, raw: Optional[str], written: str) -> Value:
         raise _err(f"{written}: --mysql-ssl takes on/off (sysbench 1.0) or one of "
                    f"{', '.join(SSL_MODES_11)} (sysbench 1.1), not {raw!r}.",
                    "write --mysql-ssl=off for plain connections in 1.0.x, --mysql-ssl=disabled in 1.1.")
+    if spec.secret and raw is not None:  # an empty password (`--mysql-password=`) is a password too
+        return MASK
     if raw is None or raw == "":
         raise _err(f"{written}: --{spec.name} needs a value.", f"write --{spec.name}=VALUE.")
     if spec.type == "int":
@@ -252,7 +270,7 @@ def _find_program(tokens: list[str]) -> int:
         base = posixpath.basename(tok)
         if base == "sysbench" or re.fullmatch(r"sysbench[-.0-9a-z]*", base) and not tok.startswith("-"):
             return i
-    first = _mask_token(tokens[0]) if tokens else ""
+    first = mask_words(tokens[:1])[0] if tokens else ""
     raise _err(f"no `sysbench` word in the command (it starts with {first!r}).",
                "pass the command exactly as you run it: --sysbench \"sysbench oltp_read_write --threads=16 run\".")
 
@@ -261,9 +279,18 @@ def _scan_option(sc: _Scanned, args: list[str], i: int) -> int:
     """Read the option at args[i] into `sc`; the index of the next word."""
     tok = args[i]
     name, eq, value = tok[2:].partition("=")
+    written = mask_words([tok])[0]
+    word, rest = (name.split(None, 1) + [""])[:2] if not eq and name.strip() else (name, "")
+    if rest and is_secret_name(word):  # '--mysql-password X': one quoted word that sysbench cannot read
+        sc.problems.append(f"`{written}` is one quoted word: sysbench takes it for an option named "
+                           f"\"{word} {MASK}\", not {word}, so the password is not used; write {word}={MASK} "
+                           "(name and value joined by '=').")
+        # an option of that odd name (masked): a built-in test refuses it as sysbench does, a custom one keeps it
+        sc.raw_opts.append((written[2:], None, written, "bare"))
+        sc.display_args.append(written)
+        return i + 1
     spec = ALL_OPTIONS.get(_canonical(name))
     secret = is_secret_name(name)
-    written = f"--{name}={MASK}" if secret and eq else tok
     if name == "test" and eq:
         sc.legacy_test = value
         sc.notes.append(f"--test={value} is the deprecated 0.x/1.0 way to name the test; sysbench 1.0 still "
@@ -286,8 +313,8 @@ def _scan_option(sc: _Scanned, args: list[str], i: int) -> int:
         sc.raw_opts.append((name, nxt, f"--{name} {shown}", "space"))
         sc.display_args += [tok, shown]
         return i + 2
-    sc.raw_opts.append((name, None, tok, "bare"))
-    sc.display_args.append(tok)
+    sc.raw_opts.append((name, None, written, "bare"))
+    sc.display_args.append(written)
     return i + 1
 
 
@@ -463,9 +490,9 @@ def _parse_command(text: str, config_text: Optional[str], config_problem: Option
         raise _err("the command is empty.", "pass the whole command, e.g. --sysbench \"sysbench oltp_read_write --threads=16 run\".")
     tokens = _tokenize(text)
     idx = _find_program(tokens)
-    prefix, program, args = [_mask_token(t) for t in tokens[:idx]], tokens[idx], tokens[idx + 1:]
+    prefix, program, args = mask_words(tokens[:idx]), tokens[idx], tokens[idx + 1:]
     sc = _scan(args)
-    display = " ".join(quote_word(t) for t in prefix + [program] + sc.display_args)
+    display = " ".join(quote_word(t) for t in mask_words(prefix + [program] + sc.display_args))
     expanded = _expanded_words(sc.positionals, 1 if sc.legacy_test is not None else 2)
     positionals = [p for p in sc.positionals if p not in expanded] if expanded else sc.positionals
     if sc.legacy_test is not None:

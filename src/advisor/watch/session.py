@@ -57,7 +57,7 @@ def now_iso(t: Optional[float] = None) -> str:
 
 def mask_command(argv: list[str]) -> tuple[str, Optional[dict[str, Any]]]:
     """(the command line with passwords masked, the parsed sysbench command when it is one)."""
-    from advisor.sysbench import MASK, is_secret_name, parse_command
+    from advisor.sysbench import mask_words, parse_command
 
     if any(os.path.basename(a).startswith("sysbench") for a in argv):
         try:
@@ -65,22 +65,7 @@ def mask_command(argv: list[str]) -> tuple[str, Optional[dict[str, Any]]]:
             return cmd.display, cmd.to_dict()
         except Exception:  # noqa: BLE001 - a command sysbench would reject still runs; mask it by hand
             pass
-    out: list[str] = []
-    mask_next = False
-    for tok in argv:
-        name, eq, _ = tok.partition("=")
-        word = name.split(None, 1)[0] if name.strip() else name
-        if mask_next and not tok.startswith("-"):  # the value of `--mysql-password VALUE`
-            tok = MASK
-        elif eq and name.startswith("-") and is_secret_name(name.lstrip("-")):
-            tok = f"{name}={MASK}"
-        elif word.startswith("--") and is_secret_name(word.lstrip("-")):  # `--mysql-password` or '--mysql-password X'
-            tok = word if word == tok else f"{word} {MASK}"
-        elif tok.startswith("-p") and len(tok) > 2 and not tok.startswith("--"):
-            tok = f"-p{MASK}"
-        mask_next = tok == word and word.startswith("--") and is_secret_name(word.lstrip("-"))
-        out.append(tok)
-    return shlex.join(out), None
+    return shlex.join(mask_words(argv)), None
 
 
 class _Stop:
