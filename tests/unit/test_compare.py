@@ -317,7 +317,8 @@ def test_tls_is_judged_from_each_snapshots_own_connection():
     assert c.verdict == "confounded" and "the same server on both sides (server_uuid " in c.headline
     # two servers, one offering TLS, the recorded set's counters full of TLS sessions: neither connection used it
     a = snapshot("mysql-8.0.36", "mysql", "8.0.36", server_uuid="2c7f0000-0000-0000-0000-00000000000a")
-    b = snapshot("mysql-8.0.36", "mysql", "8.0.36", have_ssl="DISABLED", server_uuid="2c7f0000-0000-0000-0000-00000000000b")
+    b = snapshot("mysql-8.0.36", "mysql", "8.0.36", have_ssl="DISABLED",
+                 server_uuid="2c7f0000-0000-0000-0000-00000000000b")
     assert int(a.server.status["Ssl_accepts"]) > 0
     c = compare_snapshots([a, b], ["a", "b"])
     assert "derived.tls" not in by_id(c)
@@ -335,14 +336,15 @@ def test_the_same_server_is_recognised_and_its_figures_are_within_noise():
     a.calibration.tls.query_ratio, b.calibration.tls.query_ratio = 0.37, 0.84
     c = compare_snapshots([a, b], ["a", "b"])
     assert c.verdict == "nothing_to_worry_about", [(d.id, d.verdict) for d in c.differences]
-    assert c.headline.endswith(f"the same server on both sides (hostname vm, port {a.server.variables['port']}, datadir "
-                               f"{a.server.variables['datadir']}).")
+    v = a.server.variables
+    assert c.headline.endswith(f"the same server on both sides (hostname vm, port {v['port']}, datadir {v['datadir']}).")
     stream = by_id(c)["calibration.stream.mbytes_per_s"]
     assert stream.verdict == "harmless" and stream.reason.startswith("within noise: the same server on every side")
     assert "A: 73.3 MB/s; B: 54.2 MB/s" in stream.reason
     assert "A: 0.37×; B: 0.84×" in by_id(c)["calibration.tls.query_ratio"].reason
     rtt = by_id(c)["calibration.rtt_ms"]
-    assert rtt.verdict == "harmless" and rtt.reason.startswith("within noise: the middle halves") and "A: p50" in rtt.reason
+    assert rtt.verdict == "harmless" and rtt.reason.startswith("within noise: the middle halves")
+    assert "A: p50" in rtt.reason
     # beyond both distributions' spread it still counts, on the same server too
     slow = _calibrated(scale_fsync=20.0)
     assert by_id(compare_snapshots([a, slow], ["a", "b"]))["calibration.fsync_ms"].verdict == "confounding"

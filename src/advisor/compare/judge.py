@@ -216,7 +216,8 @@ class _Judge:
             return
         aspects = known.aspects if known else (("tidb", "config") if d.name.startswith("tidb_") else ("config",))
         if ro:
-            why = f"{d.name} differs ({self._setters(d)}); it is read-only, reported by the server from its build: {what}"
+            why = (f"{d.name} differs ({self._setters(d)}); it is read-only, reported by the server from its "
+                   f"build: {what}")
             fix = "run the same build of the server on every side (the variable cannot be set)"
         else:
             why = f"{d.name} is set differently ({self._setters(d)}): {what}"

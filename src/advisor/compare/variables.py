@@ -172,8 +172,8 @@ def default_changed_in(cat: VariableCatalogue, name: str, flavor: str, older: st
     if var is None or want is None:
         return None
     lo, hi = Version.parse(older), Version.parse(newer)
-    starts = sorted({b for e in var.versions if flavor in getattr(e, "flavors", (flavor,)) or not getattr(e, "flavors", None)
-                     for b in [_lower_bound(str(e.range))] if b is not None}, key=lambda x: Version.parse(x).as_tuple())
+    bounds = {_lower_bound(str(e.range)) for e in var.versions if flavor in e.flavors}
+    starts = sorted((b for b in bounds if b is not None), key=lambda x: Version.parse(x).as_tuple())
     cands = [b for b in starts if lo.as_tuple() < Version.parse(b).as_tuple() <= hi.as_tuple()]
     found = None
     for b in reversed(cands):
