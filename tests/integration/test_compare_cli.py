@@ -147,10 +147,12 @@ def test_tidb_a_global_that_differs_is_confounding(tidb):
     code, doc, _ = compare(str(tidb["5.1-as-recorded"]), str(tidb["5.2"]), "--about", "version")
     confounding = {d["id"] for d in doc["differences"] if d["verdict"] == "confounding"}
     assert set(f"var.{n}" for n in SEED_GLOBALS) <= confounding
-    # without --about, the version itself and the moved defaults confound
+    # without --about, the version itself confounds; the defaults it moved come with it (issue 25 §2.8)
     code, doc, _ = compare(str(tidb["5.1"]), str(tidb["5.2"]))
-    verdicts = {d["id"]: d["verdict"] for d in doc["differences"]}
-    assert verdicts["target.version"] == verdicts["var.tidb_analyze_version"] == "confounding"
+    by_id = {d["id"]: d for d in doc["differences"]}
+    assert by_id["target.version"]["verdict"] == "confounding"
+    moved = by_id["var.tidb_analyze_version"]
+    assert (moved["verdict"], moved["fix"]) == ("expected", "") and moved["reason"].startswith("default changed in 5.2")
 
 
 def test_tidb_and_tikv_configuration_side_by_side(tmp_path):
@@ -250,3 +252,27 @@ def test_two_live_servers_calibrated(mariadb_factory):
     assert "calibration" not in {n["fact"] for n in doc["not_compared"]}
     assert {f["id"] for f in doc["figures"]} >= {"calibration.rtt_ms"}
     assert all(len(f["values"]) == 2 for f in doc["figures"])
+
+
+def test_one_tls_server_read_without_and_with_tls(mariadb_factory, tls_certs, tmp_path):
+    """Issue 25 §2.6, live: one throwaway mariadbd with real certificates, collected once with
+    --ssl-mode=DISABLED and once with REQUIRED. The TLS on each snapshot's own connection differs
+    (confounding: a benchmark client would pay for it on one side only), and both sides are recognised
+    as the same server; two snapshots without TLS on the connection differ in nothing."""
+    db = mariadb_factory(tls=tls_certs)
+    paths = {}
+    for mode in ("DISABLED", "REQUIRED", "DISABLED-again"):
+        path = paths[mode] = tmp_path / f"{mode}.json"
+        p = run_cli("collect", "--host", "127.0.0.1", "--port", str(db.port), "--user", "root", "--no-defaults",
+                    "--ssl-mode", mode.split("-")[0], "-o", str(path))
+        assert p.returncode == 0, p.stderr
+    code, doc, err = compare(str(paths["DISABLED"]), str(paths["REQUIRED"]))
+    assert code == 0, err
+    d = {x["id"]: x for x in doc["differences"]}["derived.tls"]
+    assert d["verdict"] == "confounding" and d["values"][0] == "off", d
+    assert d["values"][1].startswith("on (TLSv1."), d
+    assert "the same server on both sides (hostname " in doc["headline"] and f"port {db.port}" in doc["headline"]
+    code, doc, err = compare(str(paths["DISABLED"]), str(paths["DISABLED-again"]))
+    assert code == 0, err
+    assert "derived.tls" not in {x["id"] for x in doc["differences"]}
+    assert doc["verdict"] == "nothing_to_worry_about" and doc["summary"]["confounding"] == 0, doc["differences"]

@@ -77,10 +77,12 @@ def test_differing_defaults_come_with_the_version():
     d = by_id(c)["var.innodb_io_capacity"]
     assert (d.kind, d.verdict, d.values, d.defaults) == ("default_differs", "expected", ["200", "10000"],
                                                          ["200", "10000"])
-    assert "mysql 8.0.36 and mysql 8.4.3" in d.reason
+    assert d.reason.startswith("default changed in 8.4: ") and "mysql 8.0.36 and mysql 8.4.3" in d.reason
+    # a version comparison whatever --about says: the version line is confounding, the defaults it moved are not
     c = compare_snapshots([a, b], ["8.0", "8.4"])
     d = by_id(c)["var.innodb_io_capacity"]
-    assert d.verdict == "confounding" and d.fix == "set innodb_io_capacity explicitly to the same value on every side to compare like for like"
+    assert (d.verdict, d.fix) == ("expected", "") and d.reason.startswith("default changed in 8.4: ")
+    assert by_id(c)["target.version"].verdict == "confounding"
 
 
 def test_a_setting_changed_on_one_side_is_confounding_with_the_baselines_value():
@@ -242,7 +244,7 @@ def test_tls_on_one_side_only():
         s.server.status["Ssl_accepts"] = "0"
     b.server.connection.tls_version = "TLSv1.3"
     d = by_id(compare_snapshots([a, b], ["plain", "tls"]))["derived.tls"]
-    assert d.verdict == "confounding" and d.values == ["off", "on"]
+    assert d.verdict == "confounding" and d.values == ["off", "on (TLSv1.3)"]
     assert "--mysql-ssl" in d.fix and d.group == "tls"
 
 
@@ -311,3 +313,80 @@ def test_a_url_password_is_used_and_never_shown():
     with pytest.raises(UsageError) as e:
         classify("mysql://app:PW-Sec-9@no such host")
     assert "PW-Sec-9" not in str(e.value)
+
+
+def test_tls_is_judged_from_each_snapshots_own_connection():
+    """Issue 25 §2.6: one server read with --ssl-mode=DISABLED and with REQUIRED differs in TLS; two
+    servers where neither connection used TLS do not, whatever have_ssl and the counters say."""
+    plain = snapshot("mysql-8.0.36", "mysql", "8.0.36")
+    tls = snapshot("mysql-8.0.36", "mysql", "8.0.36")
+    plain.server.connection.ssl_mode = "DISABLED"
+    tls.server.connection.ssl_mode, tls.server.connection.tls_version = "REQUIRED", "TLSv1.3"
+    c = compare_snapshots([plain, tls], ["disabled", "required"])
+    d = by_id(c)["derived.tls"]
+    assert (d.verdict, d.title, d.values) == ("confounding", "TLS on the connection", ["off", "on (TLSv1.3)"])
+    assert c.verdict == "confounded" and "the same server on both sides (server_uuid " in c.headline
+    # two servers, one offering TLS, the recorded set's counters full of TLS sessions: neither connection used it
+    a = snapshot("mysql-8.0.36", "mysql", "8.0.36", server_uuid="2c7f0000-0000-0000-0000-00000000000a")
+    b = snapshot("mysql-8.0.36", "mysql", "8.0.36", have_ssl="DISABLED",
+                 server_uuid="2c7f0000-0000-0000-0000-00000000000b")
+    assert int(a.server.status["Ssl_accepts"]) > 0
+    c = compare_snapshots([a, b], ["a", "b"])
+    assert "derived.tls" not in by_id(c)
+    assert by_id(c)["var.have_ssl"].verdict == "harmless" and "no side's client connection used TLS" in \
+        by_id(c)["var.have_ssl"].reason
+    assert c.verdict == "nothing_to_worry_about" and "same server" not in c.headline
+
+
+def test_the_same_server_is_recognised_and_its_figures_are_within_noise():
+    """Issue 25 §2.7: one MariaDB (no server_uuid: hostname, port and datadir) calibrated twice on a busy
+    host: the stream rate 25 % apart and the TLS ratio 0.37× against 0.84× are one figure per run, the
+    measuring machine's noise; round trips and flushes within their spread are within noise too."""
+    a, b = _calibrated(), _calibrated(scale_fsync=1.1, scale_rtt=1.1)
+    b.calibration.stream.mbytes_per_s = a.calibration.stream.mbytes_per_s * 0.74
+    a.calibration.tls.query_ratio, b.calibration.tls.query_ratio = 0.37, 0.84
+    c = compare_snapshots([a, b], ["a", "b"])
+    assert c.verdict == "nothing_to_worry_about", [(d.id, d.verdict) for d in c.differences]
+    v = a.server.variables
+    assert c.headline.endswith(f"the same server on both sides (hostname vm, port {v['port']}, datadir {v['datadir']}).")
+    stream = by_id(c)["calibration.stream.mbytes_per_s"]
+    assert stream.verdict == "harmless" and stream.reason.startswith("within noise: the same server on every side")
+    assert "A: 73.3 MB/s; B: 54.2 MB/s" in stream.reason
+    assert "A: 0.37×; B: 0.84×" in by_id(c)["calibration.tls.query_ratio"].reason
+    rtt = by_id(c)["calibration.rtt_ms"]
+    assert rtt.verdict == "harmless" and rtt.reason.startswith("within noise: the middle halves")
+    assert "A: p50" in rtt.reason
+    # beyond both distributions' spread it still counts, on the same server too
+    slow = _calibrated(scale_fsync=20.0)
+    assert by_id(compare_snapshots([a, slow], ["a", "b"]))["calibration.fsync_ms"].verdict == "confounding"
+    # two servers (another datadir): the single figures keep their tolerance and count
+    other = _calibrated()
+    other.server.variables["datadir"] = "/srv/other/data/"
+    other.calibration.stream.mbytes_per_s = a.calibration.stream.mbytes_per_s * 0.74
+    c = compare_snapshots([a, other], ["a", "b"])
+    assert "same server" not in c.headline
+    assert by_id(c)["calibration.stream.mbytes_per_s"].verdict == "confounding"
+
+
+def test_mysql_57_against_80_marks_the_moved_defaults_expected():
+    """Issue 25 §2.8 with the recorded sets: defaults that moved between MySQL 5.7 and 8.0 come with the
+    version ('default changed in 8.0'), and read-only or identity variables get no fix."""
+    a = snapshot("mysql-5.7", "mysql", "5.7.44")
+    b = snapshot("mysql-8.0.28", "mysql", "8.0.28")
+    c = compare_snapshots([a, b], ["5.7", "8.0"])
+    ids = by_id(c)
+    for name in ("back_log", "max_allowed_packet", "table_open_cache", "innodb_autoinc_lock_mode", "log_bin",
+                 "default_authentication_plugin"):
+        d = ids[f"var.{name}"]
+        assert (d.kind, d.verdict, d.fix) == ("default_differs", "expected", ""), name
+        assert d.reason.startswith(("default changed in 8.0: ", "default changed in 8.0.4: ")), (name, d.reason)
+    for name in ("have_query_cache", "character_set_system"):
+        d = ids[f"var.{name}"]
+        assert (d.verdict, d.fix) == ("expected", "") and "read-only" in d.reason, name
+    for name in ("server_uuid", "plugin_dir", "log_error", "server_id"):
+        assert (ids[f"var.{name}"].verdict, ids[f"var.{name}"].fix) == ("harmless", ""), name
+    assert not [d for d in c.differences if d.fix and d.id.removeprefix("var.").startswith(("have_", "version",
+                                                                                           "build_id"))]
+    assert ids["target.version"].verdict == "confounding"
+    about = compare_snapshots([a, b], ["5.7", "8.0"], ["version"])
+    assert by_id(about)["var.back_log"].verdict == "expected"

@@ -96,11 +96,18 @@ def _innodb_tables(v: FactView) -> Any:
 
 
 def _tls_state(v: FactView) -> Any:
-    """'on' when the advisor's own connection or other sessions are encrypted, else 'off'."""
+    """Whether the client connection the snapshot recorded was encrypted: 'on (TLSv1.3)' or 'off'.
+    What the server merely offers (have_ssl) is not what a benchmark client pays for. A snapshot
+    imported from dumps recorded no connection: it falls back to the server's counters (a tenth of
+    the connections since start, or of the sessions, used TLS)."""
+    s = v.snapshot
+    conn = s.server.connection
+    if s.imported is None:
+        return f"on ({conn.tls_version})" if conn.tls_version else "off"
     used = v.get("derived.tls_in_use")
     if isinstance(used, Unknown):
         return used
-    return "on" if used else "off"
+    return "on (other sessions)" if used else "off"
 
 
 def _route(v: FactView) -> Any:
@@ -119,7 +126,7 @@ SERVER: tuple[Item, ...] = (
          "each release changes the optimizer, InnoDB and compiled-in defaults",
          "run the same version on every side, or say the comparison is about it (--about version)",
          get=lambda v: v.snapshot.target.version),
-    Item("derived.tls", "tls", "TLS on the client connection", ("tls", "config"), 80,
+    Item("derived.tls", "tls", "TLS on the connection", ("tls", "config"), 80,
          "TLS costs a handshake per connection and CPU per byte: 28–33 % fewer transactions per second on loopback "
          "with sysbench (KNOWLEDGE.md §9)", "connect the benchmark client the same way on every side "
          "(--mysql-ssl=on or off for sysbench; ssl-mode in the client's option file)", get=_tls_state),

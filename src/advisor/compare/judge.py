@@ -12,12 +12,13 @@ from advisor.compare import items as it
 from advisor.compare import measured as ms
 from advisor.compare.model import (ABOUT, GROUPS, VERDICTS, Comparison, Difference, Figure, NotCompared, Side,
                                    Summary)
-from advisor.compare.variables import KNOWN, VarDiff, compare_variables, identity, same
+from advisor.compare.variables import KNOWN, VarDiff, compare_variables, default_changed_in, identity, read_only, same
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules.derived import DERIVED
 from advisor.rules.facts import FactView, Unknown
 from advisor.snapshot import Distribution, Snapshot
 from advisor.units import format_cnf_size, format_evidence, to_number
+from advisor.versions import Version
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 SECTIONS = {"host": "host facts", "client": "the client's network path", "calibration": "calibration"}
@@ -33,6 +34,28 @@ def about_aspects(about: Sequence[str]) -> set[str]:
     return out
 
 
+def same_server(snaps: Sequence[Snapshot]) -> str:
+    """How the sides are recognised as one server ('server_uuid …', 'hostname h, port p, datadir d'),
+    or '' when they are not: the server_uuid where the flavor has one, else hostname, port and datadir
+    from the variables, all equal and known on every side; never when the host facts show different
+    machines (hostname, CPU model or RAM)."""
+    hosts = [s.host for s in snaps]
+    if all(h is not None for h in hosts):  # a cloned datadir carries its server_uuid to another machine
+        for get in (lambda h: h.hostname, lambda h: h.cpu.model, lambda h: h.memory.total_bytes):
+            seen = {get(h) for h in hosts}  # type: ignore[union-attr]
+            if None not in seen and len(seen) > 1:
+                return ""
+    lowered = [{k.lower(): str(v).strip() for k, v in s.server.variables.items()} for s in snaps]
+    uuids = [v.get("server_uuid") for v in lowered]
+    if all(uuids):
+        return f"server_uuid {uuids[0]}" if len(set(uuids)) == 1 else ""
+    keys = ("hostname", "port", "datadir")
+    rows = [tuple(v.get(k) for k in keys) for v in lowered]
+    if all(all(r) for r in rows) and len(set(rows)) == 1 and rows[0][2].startswith("/"):  # TiDB's is PD's address
+        return ", ".join(f"{k} {x}" for k, x in zip(keys, rows[0]))
+    return ""
+
+
 class _Judge:
     def __init__(self, snaps: Sequence[Snapshot], labels: Sequence[str], about: Sequence[str],
                  cat: VariableCatalogue):
@@ -43,13 +66,19 @@ class _Judge:
         self.not_compared: list[NotCompared] = []
         self.absent: set[str] = set()
         self.figures: list[Figure] = []
+        self.same_server = same_server(snaps)
+        tls = [it._tls_state(v) for v in self.views]
+        self.no_tls = all(isinstance(t, str) and t == "off" for t in tls)
 
     # ------------------------------------------------------------ verdicts
     def verdict(self, aspects: Sequence[str], why: str, fix: str, harmless: str = "",
-                noise: bool = False) -> tuple[str, str, str]:
-        """`noise`: the values differ by less than they scatter, which is harmless whatever --about says."""
+                noise: bool = False, expected: str = "") -> tuple[str, str, str]:
+        """`noise`: the values differ by less than they scatter, which is harmless whatever --about says.
+        `expected`: the reason a difference follows from one already reported (a default the version moved)."""
         if noise:
             return "harmless", harmless, ""
+        if expected:
+            return "expected", expected, ""
         hit = [a for a in aspects if a in self.expect]
         if hit:
             named = ", ".join(self.about)
@@ -62,8 +91,8 @@ class _Judge:
 
     def add(self, id_: str, group: str, title: str, aspects: Sequence[str], kind: str, values: list[Optional[str]],
             weight: int, why: str, fix: str, harmless: str = "", defaults: Optional[list[Optional[str]]] = None,
-            raw: Optional[list[Optional[str]]] = None, noise: bool = False) -> None:
-        v, reason, f = self.verdict(aspects, why, fix, harmless, noise)
+            raw: Optional[list[Optional[str]]] = None, noise: bool = False, expected: str = "") -> None:
+        v, reason, f = self.verdict(aspects, why, fix, harmless, noise, expected)
         self.diffs.append(Difference(rank=0, id=id_, group=group, title=title, aspects=list(aspects), kind=kind,  # type: ignore[arg-type]
                                      values=values, defaults=defaults, raw=raw, verdict=v, reason=reason, fix=f,  # type: ignore[arg-type]
                                      weight=weight))
@@ -122,8 +151,18 @@ class _Judge:
         d = ms.differs(m, vals)
         if d is None or len(set(shown)) == 1:
             return
-        harmless = "" if d else "the figures differ by less than their spread (the middle halves of the samples " \
-                                "overlap, or the gap is within the noise of one run)"
+        numbers_text = "; ".join(f"{lab}: {x}" for lab, x in zip(self.labels, shown))
+        if d and m.kind == "figure" and self.same_server:
+            d = False  # one figure per run has no spread of its own: on one server, a gap is the measuring noise
+            harmless = (f"within noise: the same server on every side ({self.same_server}), and {m.title} is one "
+                        f"figure per run with no spread recorded, so the gap is the measuring machine's noise "
+                        f"({numbers_text})")
+        elif not d and m.kind == "distribution":
+            harmless = (f"within noise: the middle halves of the samples overlap or the medians are within a fifth "
+                        f"of each other ({numbers_text})")
+        else:
+            harmless = "" if d else (f"within noise: the gap is within the {m.tolerance:.0%} one run scatters by "
+                                     f"({numbers_text})")
         self.add(m.id, "calibration", m.title, m.aspects, "measured", shown, m.weight,
                  f"the sides differ in {m.title} beyond its spread: {m.why}", m.fix, harmless, noise=not d)
 
@@ -145,6 +184,23 @@ class _Judge:
             harmless = f"{d.name} names the server or a path on it; it does not change how the server runs"
         elif d.noop_everywhere:
             harmless = f"{d.name} is accepted for compatibility and has no effect on these servers"
+        elif known is not None and known.group == "tls" and self.no_tls:
+            harmless = (f"no side's client connection used TLS, so what the servers would accept ({d.name}) does "
+                        "not change the result")
+        expected = ""
+        ro = read_only(d.name)
+        by_version = len(flavors) == 1 and len({s.target.version for s in self.snaps}) > 1
+        if ro and not harmless and by_version:
+            expected = (f"{d.name} is read-only: the server reports it from its build and version, and the versions "
+                        "differ; there is nothing to set")
+        if d.kind == "default_differs" and not d.sized_by_host and by_version and not harmless:
+            (flavor,) = flavors
+            vs = sorted({s.target.version for s in self.snaps}, key=lambda x: Version.parse(x).as_tuple())
+            when = default_changed_in(self.cat, d.name, flavor, vs[0], vs[-1])
+            changed = f"default changed in {when}" if when else f"default changed between {vs[0]} and {vs[-1]}"
+            between = " and ".join(f"{f} {v}" for f, v in sorted(versions))
+            expected = (f"{changed}: {d.name} is at its default on every side, and the compiled-in default differs "
+                        f"between {between}, so it comes with the version: {what}")
         if d.kind == "default_differs":
             aspects: tuple[str, ...] = ("host",) if d.sized_by_host else (("flavor", "version") if len(flavors) > 1
                                                                            else ("version",))
@@ -155,14 +211,20 @@ class _Judge:
             why = f"{d.name} is at its default on every side, but {cause}: {what}"
             fix = f"set {d.name} explicitly to the same value on every side to compare like for like"
             self.add(f"var.{d.name}", group if known else "defaults", d.name, aspects, "default_differs",
-                     self._shown(d.name, d.values), max(weight - 5, 5), why, fix, harmless,
-                     defaults=self._shown(d.name, d.defaults), raw=d.values, noise=bool(harmless))
+                     self._shown(d.name, d.values), max(weight - 5, 5), why, "" if ro else fix, harmless,
+                     defaults=self._shown(d.name, d.defaults), raw=d.values, noise=bool(harmless), expected=expected)
             return
         aspects = known.aspects if known else (("tidb", "config") if d.name.startswith("tidb_") else ("config",))
-        why = f"{d.name} is set differently ({self._setters(d)}): {what}"
-        fix = self._fix(d)
+        if ro:
+            why = (f"{d.name} differs ({self._setters(d)}); it is read-only, reported by the server from its "
+                   f"build: {what}")
+            fix = "run the same build of the server on every side (the variable cannot be set)"
+        else:
+            why = f"{d.name} is set differently ({self._setters(d)}): {what}"
+            fix = self._fix(d)
         self.add(f"var.{d.name}", group, d.name, aspects, "differs", self._shown(d.name, d.values), weight, why, fix,
-                 harmless, defaults=self._shown(d.name, d.defaults), raw=d.values, noise=bool(harmless))
+                 harmless, defaults=self._shown(d.name, d.defaults), raw=d.values, noise=bool(harmless),
+                 expected=expected)
 
     def _setters(self, d: VarDiff) -> str:
         if all(at is None for at in d.at_default):
@@ -249,6 +311,9 @@ def compare(snaps: Sequence[Snapshot], sources: Sequence[str], about: Sequence[s
                   version_string=s.target.version_string, host=s.target.host or s.target.socket,
                   collected_at=s.collected_at) for lab, src, s in zip(labels, sources, snaps)]
     verdict, headline = _headline(counts, ranked, len(j.not_compared))
+    if j.same_server:
+        both = "both sides" if len(snaps) == 2 else "every side"
+        headline = f"{headline[:-1]}; the same server on {both} ({j.same_server})."
     notes = [f"--about {a}: nothing about the {a} differs between the sides, so this comparison cannot show its "
              "effect" for a in about if not any(set(ABOUT[a]) & set(d.aspects) for d in ranked if d.verdict == "expected")]
     return Comparison(schema=SCHEMA_NAME, advisor_version=__version__, about=list(about), sides=sides,  # type: ignore[arg-type]

@@ -129,6 +129,10 @@ IDENTITY = frozenset((
 VERSION_TEXT = re.compile(r"^(version|version_comment|version_compile_\w+|version_source_revision|innodb_version|"
                           r"protocol_version|tidb_.*_version_text)$")
 HARMLESS_PATTERN = re.compile(r"(_dir|_file|_path)$")
+# Read-only or derived: set by the build, the version or the server itself, never by SET or my.cnf,
+# so no fix can name a value for them (have_ssl follows from certificates: it keeps its own fix).
+READ_ONLY = re.compile(r"^(have_(?!ssl$|openssl$)\w+|build_id|character_set_system|version_\w+|lower_case_file_system|"
+                       r"large_files_support|license|protocol_version|hostname|server_uuid|pid_file)$")
 # Names that look like paths but size or shape something.
 NOT_IDENTITY = frozenset(("innodb_data_file_path", "innodb_temp_data_file_path"))
 
@@ -146,6 +150,38 @@ class VarDiff:
 
 def identity(name: str) -> bool:
     return name in IDENTITY or (name not in NOT_IDENTITY and bool(HARMLESS_PATTERN.search(name)))
+
+
+def read_only(name: str) -> bool:
+    return bool(READ_ONLY.match(name)) or identity(name)
+
+
+def _lower_bound(text: str) -> Optional[str]:
+    m = re.search(r">=\s*([0-9][0-9.]*)", text)
+    return m.group(1) if m else None
+
+
+def default_changed_in(cat: VariableCatalogue, name: str, flavor: str, older: str, newer: str) -> Optional[str]:
+    """The release of `flavor` in which the compiled-in default of `name` became the one `newer`
+    has, searched between `older` (exclusive) and `newer`: the earliest catalogued range start from
+    which the default stays the newer one. None when the catalogue cannot say."""
+    from advisor.versions import Version
+
+    var = cat.get(name)
+    want = cat.default_for(name, flavor, newer)
+    if var is None or want is None:
+        return None
+    lo, hi = Version.parse(older), Version.parse(newer)
+    bounds = {_lower_bound(str(e.range)) for e in var.versions if flavor in e.flavors}
+    starts = sorted((b for b in bounds if b is not None), key=lambda x: Version.parse(x).as_tuple())
+    cands = [b for b in starts if lo.as_tuple() < Version.parse(b).as_tuple() <= hi.as_tuple()]
+    found = None
+    for b in reversed(cands):
+        d = cat.default_for(name, flavor, b)
+        if d is None or normalise(d, var.unit) != normalise(want, var.unit):
+            break
+        found = b
+    return found
 
 
 def same(a: Optional[str], b: Optional[str], unit: Optional[str]) -> bool:
