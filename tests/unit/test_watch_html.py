@@ -24,4 +24,11 @@ def test_saved_network_run_renders_charts_and_the_verdict(tmp_path):
 def test_sarif_is_refused_before_anything_runs():
     p = run_cli("watch", "--load", str(SERIES / "idle.json"), "--format", "sarif")
     assert p.returncode == 2
-    assert "watch writes text, json, markdown or html" in p.stderr
+    assert "is not one of 'text', 'json', 'markdown', 'html'" in p.stderr
+
+
+def test_help_lists_only_the_formats_watch_writes():
+    p = run_cli("watch", "--help")
+    assert p.returncode == 0
+    assert "text|json|markdown|html" in p.stdout and "sarif" not in p.stdout and "junit" not in p.stdout
+    assert "7 when the benchmark failed" in " ".join(p.stdout.split())

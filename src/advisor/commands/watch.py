@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from enum import Enum
 from typing import Annotated, Any, List, Optional, TextIO
 
 import typer
@@ -15,6 +16,16 @@ from advisor.commands.options import (MACHINE, OUT, AskPassword, ConnectTimeout,
                                       SslVerifyServerCert, UseSsl, User, conn_options, write_output)
 
 WATCH = "Watch"
+
+
+class WatchFormat(str, Enum):
+    """The formats watch writes (sarif and junit are for audit findings)."""
+
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+    html = "html"
+
 MIN_INTERVAL, MAX_INTERVAL = 0.2, 60.0
 DEFAULT_SECONDS = 10.0
 
@@ -73,22 +84,22 @@ def watch(
     save: Annotated[Optional[str], typer.Option("--save", help="Also write the series (every interval, with timestamps) to this file, to judge it again with --load.", rich_help_panel=OUT)] = None,
     load: Annotated[Optional[str], typer.Option("--load", help="Judge a saved series (from --save) instead of watching.", rich_help_panel=WATCH)] = None,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="A saved series of the same benchmark to compare with (e.g. the run without TLS).", rich_help_panel=WATCH)] = None,
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default), json, markdown or html.", rich_help_panel=OUT)] = ReportFormat.text,
+    fmt_: Annotated[WatchFormat, typer.Option("--format", "-f", help="text (default), json, markdown or html.", rich_help_panel=OUT)] = WatchFormat.text,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live table (the command's output still passes through).", rich_help_panel=OUT)] = False,
     output: OutputFile = None,
 ) -> None:
     """Watch a benchmark: sample the server's counters, its host's CPUs, disks and NICs and the client's
-    CPU every interval, for --seconds or while COMMAND runs, and say what limits it."""
-    from advisor.errors import EXIT_INTERRUPTED, UsageError
+    CPU every interval, for --seconds or while COMMAND runs, and say what limits it.
+
+    Exit status with a COMMAND: the command's own; 7 when the benchmark failed (sysbench printed FATAL, e.g. it could not connect); 5 when the watched server went away mid-run; 130 on Ctrl-C."""
+    from advisor.errors import EXIT_BENCHMARK_FAILED, EXIT_COLLECTION, EXIT_INTERRUPTED, UsageError
 
     if not (MIN_INTERVAL <= interval <= MAX_INTERVAL):
         raise UsageError(f"--interval {interval:g} is out of range.",
                          f"give between {MIN_INTERVAL:g} and {MAX_INTERVAL:g} seconds (default 1).")
     if seconds is not None and seconds <= 0:
         raise UsageError(f"--seconds {seconds:g} must be positive.", "pass e.g. --seconds 60, or a command to watch.")
-    if fmt in (ReportFormat.sarif, ReportFormat.junit):
-        raise UsageError(f"--format {fmt.value} is for audit findings; watch writes text, json, markdown or html.",
-                         "use --format json for the series and the verdict.")
+    fmt = ReportFormat(fmt_.value)
     if host_only:
         return _host_only(interval, seconds, output, pid_file, bool(command or load or host or port or socket))
     if pid_file:
@@ -129,6 +140,10 @@ def watch(
         import signal
 
         raise typer.Exit(EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum)
+    if report.server_lost:  # the benchmark fails too when its server goes away: the cause first
+        raise typer.Exit(EXIT_COLLECTION)
+    if report.benchmark_failed:
+        raise typer.Exit(EXIT_BENCHMARK_FAILED)
     if run.setup.command is not None and run.setup.command.exit_status is not None:
         raise typer.Exit(run.setup.command.exit_status)
 
