@@ -38,6 +38,9 @@ class LiveOutput:
         self.table = table
         self.lock = threading.Lock()
         self.latest_tps: Optional[float] = None
+        self.latest_at: Optional[float] = None
+        self.pending: Optional[tuple[Any, Any]] = None  # a row waiting for the report line that covers it
+        self.rows = threading.RLock()
 
     def _write(self, text: str) -> None:
         with self.lock:
@@ -54,18 +57,49 @@ class LiveOutput:
             self._write("\n".join(setup_lines(run) + [""] + table_header(run)) + "\n")
 
     def interval(self, run: Any, iv: Any) -> None:
+        """A row per interval. sysbench reports on its own clock: when its line for this interval has not
+        arrived yet (the last one came more than half a step before the interval closed), the row waits
+        for it (or for the next interval), so that TPS and QPS on one row describe the same second."""
+        import time
+
+        if not self.table:
+            return
+        with self.rows:
+            self._flush_pending()
+            sb = run.setup.command.sysbench if run.setup.command is not None else None
+            step = float(((sb or {}).get("options") or {}).get("report-interval") or 0)
+            if sb and step and self.latest_at is not None and time.monotonic() - self.latest_at > step / 2:
+                self.pending = (run, iv)
+                return
+            self._write(self._row(run, iv) + "\n")
+
+    def _row(self, run: Any, iv: Any) -> str:
         from advisor.render.watch import table_row
 
-        if self.table:
-            self._write(table_row(run, iv, self.latest_tps) + "\n")
+        return table_row(run, iv, self.latest_tps)
+
+    def _flush_pending(self) -> None:
+        if self.pending is not None:
+            run, iv = self.pending
+            self.pending = None
+            self._write(self._row(run, iv) + "\n")
+
+    def flush(self) -> None:
+        with self.rows:
+            self._flush_pending()
 
     def output(self, line: str) -> None:
+        import time
+
         from advisor.watch.sysbench_out import parse_report_line
 
         rep = parse_report_line(line)
-        if rep is not None:
-            self.latest_tps = rep.tps if rep.tps is not None else rep.eps
-        self._write(line if line.endswith("\n") else line + "\n")
+        with self.rows:
+            if rep is not None:
+                self.latest_tps = rep.tps if rep.tps is not None else rep.eps
+                self.latest_at = time.monotonic()
+                self._flush_pending()
+            self._write(line if line.endswith("\n") else line + "\n")
 
 
 def watch(
@@ -128,7 +162,10 @@ def watch(
     wopts = WatchOptions(conn_options=opts, endpoint=resolve(opts), interval=interval,
                          seconds=None if command else (seconds or DEFAULT_SECONDS), command=list(command or []) or None,
                          ssh=ssh, ssh_options=list(ssh_option or []), host_stream=host_stream)
-    run, signum = run_watch(wopts, live)
+    try:
+        run, signum = run_watch(wopts, live)
+    finally:
+        live.flush()
     if save:
         write_output(run.to_json(), save, private=True)
     from advisor.watch.report import judge
