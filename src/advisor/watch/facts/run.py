@@ -43,6 +43,12 @@ def sb_rate(s: Series) -> Any:
     return r if r is not None and r > 0 else 0.0
 
 
+@fact("watch.sysbench.has_rate", "bool", "Whether a sysbench command with --rate above 0 ran under the watch.")
+def sb_has_rate(s: Series) -> Any:
+    r = sb_rate(s)
+    return not isinstance(r, Unknown) and r > 0
+
+
 def _achieved(s: Series) -> Optional[float]:
     summary = s.setup.command.summary if s.setup.command else None
     if summary is not None and summary.tps is not None:
