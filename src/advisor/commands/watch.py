@@ -126,7 +126,7 @@ def watch(
     CPU every interval, for --seconds or while COMMAND runs, and say what limits it.
 
     Exit status with a COMMAND: the command's own; 7 when the benchmark failed (sysbench printed FATAL, e.g. it could not connect); 5 when the watched server went away mid-run; 130 on Ctrl-C."""
-    from advisor.errors import EXIT_BENCHMARK_FAILED, EXIT_COLLECTION, EXIT_INTERRUPTED, UsageError
+    from advisor.errors import UsageError
 
     if not (MIN_INTERVAL <= interval <= MAX_INTERVAL):
         raise UsageError(f"--interval {interval:g} is out of range.",
@@ -173,16 +173,26 @@ def watch(
 
     report = judge(run, load_verdicts(), base, base_name)
     _emit(report, fmt, output, with_table=not to_stdout)  # on standard output the live table came first
-    if signum is not None:
-        import signal
+    code = _exit_code(report, signum)
+    if code is not None:
+        raise typer.Exit(code)
 
-        raise typer.Exit(EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum)
-    if report.server_lost:  # the benchmark fails too when its server goes away: the cause first
-        raise typer.Exit(EXIT_COLLECTION)
+
+def _exit_code(report: Any, signum: Optional[int]) -> Optional[int]:
+    """130 (128 + signal) when interrupted; 5 when the server went away (the benchmark fails too then: the
+    cause first); 7 when the benchmark failed; else the command's own status."""
+    import signal
+
+    from advisor.errors import EXIT_BENCHMARK_FAILED, EXIT_COLLECTION, EXIT_INTERRUPTED
+
+    cmd = report.run.setup.command
+    if signum is not None:
+        return EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum
+    if report.server_lost:
+        return EXIT_COLLECTION
     if report.benchmark_failed:
-        raise typer.Exit(EXIT_BENCHMARK_FAILED)
-    if run.setup.command is not None and run.setup.command.exit_status is not None:
-        raise typer.Exit(run.setup.command.exit_status)
+        return EXIT_BENCHMARK_FAILED
+    return cmd.exit_status if cmd is not None else None
 
 
 def _baseline(path: Optional[str]) -> tuple[Any, str]:
