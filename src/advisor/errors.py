@@ -61,4 +61,5 @@ EXIT_CONNECT = 3
 EXIT_INVALID_INPUT = 4
 EXIT_COLLECTION = 5
 EXIT_FLEET_INCOMPLETE = 6
+EXIT_BENCHMARK_FAILED = 7  # watch: the benchmark under it failed (sysbench FATAL, or a non-zero exit with no load)
 EXIT_INTERRUPTED = 130

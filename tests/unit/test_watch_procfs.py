@@ -170,3 +170,26 @@ def test_host_interval_from_recorded_samples():
     assert h.command is not None and h.command.name == "sysbench" and h.command.cores > 0
     assert [d.device for d in h.disks] == ["vda"] and [n.interface for n in h.nics] == ["lo"]
     assert h.context_switches_per_s is not None and h.context_switches_per_s > 0
+
+
+def test_schedstat_run_queue_wait():
+    from advisor.watch.counters import run_wait
+    from advisor.watch.procfs import parse_schedstat
+
+    assert parse_schedstat("123456 7890 12\n") == 7890 and parse_schedstat("") is None
+    prev = {"10": {"10": "1000 2000000000 5\n", "11": "0 500000000 1\n"}, "20": {"20": "0 0 0\n"}}
+    cur = {"10": {"10": "1000 2500000000 9\n", "11": "0 700000000 2\n", "12": "0 900000000 1\n"},
+           "20": {"20": "0 300000000 3\n"}}
+    # threads in both samples: 0.5 s + 0.2 s (mysqld), 0.3 s (the command) over 2 s; thread 12 is new
+    assert run_wait(prev, cur, [10], 2.0) == 0.35
+    assert run_wait(prev, cur, [10, 20], 2.0) == 0.5
+    assert run_wait(None, cur, [10], 2.0) is None
+
+
+def test_the_sampler_reads_every_threads_schedstat():
+    import os
+
+    from advisor.watch.sampler import _task_schedstat
+
+    mine = _task_schedstat(os.getpid())
+    assert str(os.getpid()) in mine and len(mine[str(os.getpid())].split()) == 3

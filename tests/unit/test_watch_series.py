@@ -78,6 +78,9 @@ def test_loopback_series_splits_the_cpu_between_processes():
 
 EXPECTED = {
     "idle.json": "no-load",
+    "cannot-connect.json": "benchmark-failed",
+    "rate-limited.json": "rate-limited",
+    "server-killed.json": "server-went-away",
     "network-10mbit.json": "network-bound",
     "point-select-tls.json": "tls-bound",
     "read-only-32m-pool.json": "buffer-pool-bound",
@@ -220,3 +223,42 @@ def test_every_fact_is_computed_from_a_recorded_series():
         values, _ = compute(Series(run_of(name), base, "plain.json"))
         seen |= set(values)
     assert seen == set(FACTS), sorted(set(FACTS) - seen)
+
+
+def test_a_failed_benchmark_is_not_an_idle_server():
+    report = judge(run_of("cannot-connect.json"), VERDICTS)
+    f = report.primary.outcome.finding
+    assert "FATAL: unable to connect" in f.message and "Access denied" in f.message
+    assert report.benchmark_failed and not report.partial
+
+
+def test_a_killed_server_makes_the_report_partial():
+    report = judge(run_of("server-killed.json"), VERDICTS)
+    assert report.partial and report.server_lost and report_dict(report)["verdict"]["partial"] is True
+    assert "partial: the server went away" in render_text(report, color=False, with_table=False, width=100)
+
+
+def test_rate_limit_is_the_verdict_not_cpu_or_tls():
+    report = judge(run_of("rate-limited.json"), VERDICTS)
+    assert report.primary.verdict.id == "rate-limited"
+    assert not {"cpu-contention", "tls-bound"} & {r.verdict.id for r in report.fired}
+    assert "caps the run at 10 tps; the server had room: mysqld used" in report.primary.outcome.finding.message
+
+
+def test_the_last_partial_interval_is_not_the_peak():
+    """The benchmark disconnecting in the last fraction of a second (Com_quit, cleanup) is not load: a
+    sysbench that failed to connect leaves an idle server, so no-load must be reachable."""
+    run = run_of("idle.json")
+    last = run.intervals[-1].model_copy(deep=True)
+    last.seconds, last.index = 0.3, last.index + 1
+    last.server.rates["Questions"] = 40.0  # 12 statements in 0.3 s
+    run.intervals.append(last)
+    values, _ = compute(Series(run))
+    assert values["watch.load.busy"] is False and values["watch.load.peak_qps"] < 5
+    assert judge(run, VERDICTS).primary.verdict.id == "no-load"
+
+
+def test_rate_threshold_allows_the_poisson_spread_of_short_runs():
+    from advisor.watch.facts.run import rate_threshold
+
+    assert rate_threshold(10, 4) < 0.6 and rate_threshold(1000, 60) == 0.8 and rate_threshold(1, 1) == 0.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from enum import Enum
 from typing import Annotated, Any, List, Optional, TextIO
 
 import typer
@@ -15,6 +16,16 @@ from advisor.commands.options import (MACHINE, OUT, AskPassword, ConnectTimeout,
                                       SslVerifyServerCert, UseSsl, User, conn_options, write_output)
 
 WATCH = "Watch"
+
+
+class WatchFormat(str, Enum):
+    """The formats watch writes (sarif and junit are for audit findings)."""
+
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+    html = "html"
+
 MIN_INTERVAL, MAX_INTERVAL = 0.2, 60.0
 DEFAULT_SECONDS = 10.0
 
@@ -27,6 +38,9 @@ class LiveOutput:
         self.table = table
         self.lock = threading.Lock()
         self.latest_tps: Optional[float] = None
+        self.latest_at: Optional[float] = None
+        self.pending: Optional[tuple[Any, Any]] = None  # a row waiting for the report line that covers it
+        self.rows = threading.RLock()
 
     def _write(self, text: str) -> None:
         with self.lock:
@@ -43,18 +57,49 @@ class LiveOutput:
             self._write("\n".join(setup_lines(run) + [""] + table_header(run)) + "\n")
 
     def interval(self, run: Any, iv: Any) -> None:
+        """A row per interval. sysbench reports on its own clock: when its line for this interval has not
+        arrived yet (the last one came more than half a step before the interval closed), the row waits
+        for it (or for the next interval), so that TPS and QPS on one row describe the same second."""
+        import time
+
+        if not self.table:
+            return
+        with self.rows:
+            self._flush_pending()
+            sb = run.setup.command.sysbench if run.setup.command is not None else None
+            step = float(((sb or {}).get("options") or {}).get("report-interval") or 0)
+            if sb and step and self.latest_at is not None and time.monotonic() - self.latest_at > step / 2:
+                self.pending = (run, iv)
+                return
+            self._write(self._row(run, iv) + "\n")
+
+    def _row(self, run: Any, iv: Any) -> str:
         from advisor.render.watch import table_row
 
-        if self.table:
-            self._write(table_row(run, iv, self.latest_tps) + "\n")
+        return table_row(run, iv, self.latest_tps)
+
+    def _flush_pending(self) -> None:
+        if self.pending is not None:
+            run, iv = self.pending
+            self.pending = None
+            self._write(self._row(run, iv) + "\n")
+
+    def flush(self) -> None:
+        with self.rows:
+            self._flush_pending()
 
     def output(self, line: str) -> None:
+        import time
+
         from advisor.watch.sysbench_out import parse_report_line
 
         rep = parse_report_line(line)
-        if rep is not None:
-            self.latest_tps = rep.tps if rep.tps is not None else rep.eps
-        self._write(line if line.endswith("\n") else line + "\n")
+        with self.rows:
+            if rep is not None:
+                self.latest_tps = rep.tps if rep.tps is not None else rep.eps
+                self.latest_at = time.monotonic()
+                self._flush_pending()
+            self._write(line if line.endswith("\n") else line + "\n")
 
 
 def watch(
@@ -73,22 +118,22 @@ def watch(
     save: Annotated[Optional[str], typer.Option("--save", help="Also write the series (every interval, with timestamps) to this file, to judge it again with --load.", rich_help_panel=OUT)] = None,
     load: Annotated[Optional[str], typer.Option("--load", help="Judge a saved series (from --save) instead of watching.", rich_help_panel=WATCH)] = None,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="A saved series of the same benchmark to compare with (e.g. the run without TLS).", rich_help_panel=WATCH)] = None,
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default), json, markdown or html.", rich_help_panel=OUT)] = ReportFormat.text,
+    fmt_: Annotated[WatchFormat, typer.Option("--format", "-f", help="text (default), json, markdown or html.", rich_help_panel=OUT)] = WatchFormat.text,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live table (the command's output still passes through).", rich_help_panel=OUT)] = False,
     output: OutputFile = None,
 ) -> None:
     """Watch a benchmark: sample the server's counters, its host's CPUs, disks and NICs and the client's
-    CPU every interval, for --seconds or while COMMAND runs, and say what limits it."""
-    from advisor.errors import EXIT_INTERRUPTED, UsageError
+    CPU every interval, for --seconds or while COMMAND runs, and say what limits it.
+
+    Exit status with a COMMAND: the command's own; 7 when the benchmark failed (sysbench printed FATAL, e.g. it could not connect); 5 when the watched server went away mid-run; 130 on Ctrl-C."""
+    from advisor.errors import UsageError
 
     if not (MIN_INTERVAL <= interval <= MAX_INTERVAL):
         raise UsageError(f"--interval {interval:g} is out of range.",
                          f"give between {MIN_INTERVAL:g} and {MAX_INTERVAL:g} seconds (default 1).")
     if seconds is not None and seconds <= 0:
         raise UsageError(f"--seconds {seconds:g} must be positive.", "pass e.g. --seconds 60, or a command to watch.")
-    if fmt in (ReportFormat.sarif, ReportFormat.junit):
-        raise UsageError(f"--format {fmt.value} is for audit findings; watch writes text, json, markdown or html.",
-                         "use --format json for the series and the verdict.")
+    fmt = ReportFormat(fmt_.value)
     if host_only:
         return _host_only(interval, seconds, output, pid_file, bool(command or load or host or port or socket))
     if pid_file:
@@ -117,7 +162,10 @@ def watch(
     wopts = WatchOptions(conn_options=opts, endpoint=resolve(opts), interval=interval,
                          seconds=None if command else (seconds or DEFAULT_SECONDS), command=list(command or []) or None,
                          ssh=ssh, ssh_options=list(ssh_option or []), host_stream=host_stream)
-    run, signum = run_watch(wopts, live)
+    try:
+        run, signum = run_watch(wopts, live)
+    finally:
+        live.flush()
     if save:
         write_output(run.to_json(), save, private=True)
     from advisor.watch.report import judge
@@ -125,12 +173,26 @@ def watch(
 
     report = judge(run, load_verdicts(), base, base_name)
     _emit(report, fmt, output, with_table=not to_stdout)  # on standard output the live table came first
-    if signum is not None:
-        import signal
+    code = _exit_code(report, signum)
+    if code is not None:
+        raise typer.Exit(code)
 
-        raise typer.Exit(EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum)
-    if run.setup.command is not None and run.setup.command.exit_status is not None:
-        raise typer.Exit(run.setup.command.exit_status)
+
+def _exit_code(report: Any, signum: Optional[int]) -> Optional[int]:
+    """130 (128 + signal) when interrupted; 5 when the server went away (the benchmark fails too then: the
+    cause first); 7 when the benchmark failed; else the command's own status."""
+    import signal
+
+    from advisor.errors import EXIT_BENCHMARK_FAILED, EXIT_COLLECTION, EXIT_INTERRUPTED
+
+    cmd = report.run.setup.command
+    if signum is not None:
+        return EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum
+    if report.server_lost:
+        return EXIT_COLLECTION
+    if report.benchmark_failed:
+        return EXIT_BENCHMARK_FAILED
+    return cmd.exit_status if cmd is not None else None
 
 
 def _baseline(path: Optional[str]) -> tuple[Any, str]:

@@ -167,7 +167,7 @@ def render_text(report: WatchReport, color: bool = False, with_table: bool = Fal
     head = f"{n} interval{'s' if n != 1 else ''}, {run.duration_s:.1f} s; {run.end_reason or 'ended'}"
     if report.source != "live":
         head += f" (from {report.source})"
-    lines.append(c("bold", "VERDICT" + (" (partial: the watch was interrupted)" if report.interrupted else "")) + f" — {head}")
+    lines.append(c("bold", "VERDICT" + (f" (partial: {report.partial_why})" if report.partial else "")) + f" — {head}")
     fired = report.fired
     if not fired:
         lines.append("  no verdict: " + "; ".join(f"{r.verdict.id}: {r.outcome.reason}" for r in report.results[:3]))
@@ -251,7 +251,7 @@ def render_markdown(report: WatchReport) -> str:
     run = report.run
     out = [f"# advisor watch — {_where(run)}", ""]
     out += [f"- {x}" for x in setup_lines(run)]
-    out += ["", f"## Verdict{' (partial: interrupted)' if report.interrupted else ''}", ""]
+    out += ["", f"## Verdict{f' (partial: {report.partial_why})' if report.partial else ''}", ""]
     fired = report.fired
     if not fired:
         out.append("No verdict could be reached.")
@@ -287,7 +287,7 @@ def report_dict(report: WatchReport) -> dict[str, Any]:
     primary = report.primary
     return {
         "schema": REPORT_SCHEMA,
-        "verdict": {"primary": primary.verdict.id if primary else None, "partial": report.interrupted,
+        "verdict": {"primary": primary.verdict.id if primary else None, "partial": report.partial,
                     "fired": [r.verdict.id for r in report.fired]},
         "results": [r.to_dict() for r in report.results],
         "summary": {k: (round(v, 6) if isinstance(v, float) else v) for k, v in report.values.items()},

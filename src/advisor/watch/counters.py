@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional
 
 from advisor.watch.model import CpuShare, DiskRate, HostInterval, HostSetup, NicRate, ProcessCpu, ServerInterval
-from advisor.watch.procfs import (SECTOR_BYTES, CpuTicks, DiskCounters, NetCounters, PidStat, parse_diskstats,
+from advisor.watch.procfs import (parse_schedstat, SECTOR_BYTES, CpuTicks, DiskCounters, NetCounters, PidStat, parse_diskstats,
                                   parse_net_dev, parse_pid_stat, parse_proc_stat)
 
 MB = 1e6
@@ -81,6 +81,23 @@ def tree_cpu(prev: list[PidStat], cur: list[PidStat], seconds: float, clk_tck: i
         user_cores=_r(user / clk_tck / seconds), system_cores=_r(system / clk_tck / seconds),
         minor_faults_per_s=_r(minflt / seconds), major_faults_per_s=_r(majflt / seconds),
         threads=sum(s.num_threads for s in cur), processes=len(cur))
+
+
+def run_wait(prev: Optional[dict[str, Any]], cur: Optional[dict[str, Any]], pids: list[int],
+             seconds: float) -> Optional[float]:
+    """Seconds per second the processes' threads waited on a run queue: the growth of the second
+    field of each thread's schedstat, over threads present in both samples ({pid: {tid: text}})."""
+    if not prev or not cur or seconds <= 0:
+        return None
+    total, seen = 0, False
+    for pid in pids:
+        a, b = prev.get(str(pid)) or {}, cur.get(str(pid)) or {}
+        for tid, text in b.items():
+            x, y = parse_schedstat(a.get(tid, "")), parse_schedstat(text)
+            if x is not None and y is not None:
+                total += max(0, y - x)
+                seen = True
+    return _r(total / 1e9 / seconds) if seen else None
 
 
 # ---------------------------------------------------------------------- disks and NICs
@@ -155,16 +172,21 @@ def host_interval(prev: dict[str, Any], cur: dict[str, Any], setup: HostSetup) -
                                      context_switches_per_s=_r((cs.ctxt - ps.ctxt) / seconds)
                                      if cs.ctxt is not None and ps.ctxt is not None and cs.ctxt >= ps.ctxt else None,
                                      mysqld=None, command=None, disks=[], nics=[], lag_s=0.0)
+    ps_wait, cs_wait = prev.get("schedstat"), cur.get("schedstat")
     if setup.mysqld_pid:
         key = f"/proc/{setup.mysqld_pid}/stat"
         a = parse_pid_stat(pf.get(key) or "")
         b = parse_pid_stat(cf.get(key) or "")
         if a and b:
             h.mysqld = process_cpu(a, b, seconds, setup.clk_tck)
+            if h.mysqld is not None:
+                h.mysqld.run_wait_cores = run_wait(ps_wait, cs_wait, [b.pid], seconds)
     if cur.get("command"):
         before = [s for s in (parse_pid_stat(t) for t in prev.get("command") or []) if s]
         after = [s for s in (parse_pid_stat(t) for t in cur["command"]) if s]
         h.command = tree_cpu(before, after, seconds, setup.clk_tck)
+        if h.command is not None:
+            h.command.run_wait_cores = run_wait(ps_wait, cs_wait, [s.pid for s in after], seconds)
     if setup.datadir_devices and pf.get("/proc/diskstats") and cf.get("/proc/diskstats"):
         da, db = parse_diskstats(pf["/proc/diskstats"]), parse_diskstats(cf["/proc/diskstats"])
         h.disks = [r for d in setup.datadir_devices if d in da and d in db

@@ -58,6 +58,8 @@ class ProcessCpu(_M):
     major_faults_per_s: float
     threads: int
     processes: int = 1
+    run_wait_cores: Optional[float] = Field(None, description="seconds per second its threads waited, runnable, for a CPU "
+                                            "(run-queue delay, /proc/PID/task/*/schedstat), summed over threads")
 
 
 class DiskRate(_M):

@@ -243,3 +243,12 @@ def parse_tc_qdiscs(text: str) -> list[Shaper]:
             out.append(Shaper(interface=str(q.get("dev") or ""), kind="tbf", rate_bits_per_s=int(rate * 8),
                               handle=q.get("handle")))
     return out
+
+
+def parse_schedstat(text: str) -> Optional[int]:
+    """Nanoseconds a thread waited on a run queue (the second field of /proc/PID/task/TID/schedstat:
+    time on the CPU, time runnable but waiting for one, timeslices run); None when unreadable."""
+    parts = (text or "").split()
+    if len(parts) < 2 or not parts[1].isdigit():
+        return None
+    return int(parts[1])

@@ -37,6 +37,23 @@ class WatchReport:
     def interrupted(self) -> bool:
         return self.run.end_reason.startswith("interrupted")
 
+    @property
+    def server_lost(self) -> bool:
+        return self.values.get("watch.server.lost") is True
+
+    @property
+    def partial(self) -> bool:
+        """The series does not cover the whole run: interrupted, or the server went away."""
+        return self.interrupted or self.server_lost
+
+    @property
+    def partial_why(self) -> str:
+        return "the watch was interrupted" if self.interrupted else "the server went away" if self.server_lost else ""
+
+    @property
+    def benchmark_failed(self) -> bool:
+        return self.values.get("watch.benchmark.failed") is True
+
 
 def audit_view(run: WatchRun) -> Any:
     """A FactView of the snapshot the watch audited at its start, or None."""

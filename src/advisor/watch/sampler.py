@@ -36,6 +36,20 @@ def _read(path):
         return None
 
 
+def _task_schedstat(pid):
+    """/proc/PID/task/TID/schedstat of every thread: {tid: text} (run time, run-queue wait, timeslices)."""
+    out = {}
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except (OSError, IOError):
+        return out
+    for tid in tids[:4096]:
+        text = _read("/proc/%d/task/%s/schedstat" % (pid, tid))
+        if text is not None:
+            out[tid] = text
+    return out
+
+
 def _link(path):
     try:
         return os.readlink(path)
@@ -120,9 +134,11 @@ class HostSampler(object):
         files = {}
         for p in ("/proc/stat", "/proc/diskstats", "/proc/net/dev"):
             files[p] = _read(p)
+        schedstat = {}
         if self.pid:
             base = "/proc/%d" % self.pid
             files[base + "/stat"] = _read(base + "/stat")
+            schedstat[str(self.pid)] = _task_schedstat(self.pid)
             if self.other_netns:
                 files[base + "/net/dev"] = _read(base + "/net/dev")
         tree = []
@@ -131,7 +147,9 @@ class HostSampler(object):
                 text = _read("/proc/%d/stat" % pid)
                 if text is not None:
                     tree.append(text)
-        return {"mono": time.monotonic(), "wall": time.time(), "files": files, "command": tree}
+                    schedstat[str(pid)] = _task_schedstat(pid)
+        return {"mono": time.monotonic(), "wall": time.time(), "files": files, "command": tree,
+                "schedstat": schedstat}
 
     def command_tree(self):
         """The command and every descendant alive now (from /proc/PID/task/TID/children)."""

@@ -10,6 +10,7 @@ from advisor.watch.facts import network  # noqa: F401
 from advisor.watch.facts import storage  # noqa: F401
 from advisor.watch.facts import sessions  # noqa: F401
 from advisor.watch.facts import compare  # noqa: F401
+from advisor.watch.facts import run  # noqa: F401
 from advisor.watch.facts.base import FACTS, Series, SummaryFact, compute, interval_load, loaded_intervals, median
 
 __all__ = ["FACTS", "Series", "SummaryFact", "compute", "interval_load", "loaded_intervals", "median"]

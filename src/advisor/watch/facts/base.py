@@ -55,7 +55,21 @@ def interval_load(iv: Interval) -> Optional[float]:
     return statistics.mean(rates) if rates else None
 
 
+PARTIAL_FRACTION = 0.75  # a last interval shorter than this share of the others is the command's exit, not load
+
+
+def counted_intervals(intervals: list[Interval]) -> list[Interval]:
+    """The intervals load is judged over: a last partial interval (the benchmark disconnecting, its
+    Com_quit and cleanup over a fraction of a second) is left out when there are others."""
+    if len(intervals) >= 2:
+        full = median([iv.seconds for iv in intervals[:-1]]) or 0.0
+        if intervals[-1].seconds < PARTIAL_FRACTION * full:
+            return intervals[:-1]
+    return intervals
+
+
 def loaded_intervals(intervals: list[Interval]) -> list[Interval]:
+    intervals = counted_intervals(intervals)
     loads = [(iv, interval_load(iv)) for iv in intervals]
     busy = [x for _, x in loads if x is not None and x >= LOAD_FLOOR_QPS]
     if not busy:

@@ -200,3 +200,22 @@ def cpu_top(s: Series) -> Any:
     o = other_cores(s)
     o = 0.0 if isinstance(o, Unknown) else o
     return max((m, "mysqld"), (c, "command"), (o, "other"))[1]
+
+
+CONTENTION_WAIT = 0.2  # threads runnable but waiting for a CPU this share of their runnable time: contention
+
+
+@fact("watch.benchmark.cpu_wait_share", "fraction", "Share of their runnable time mysqld's and the benchmark's threads "
+      "waited on a run queue for a CPU (schedstat run delay / (run delay + CPU time)); what contention means.")
+def benchmark_cpu_wait(s: Series) -> Any:
+    vals = []
+    for h in s.server_hosts():
+        procs = [p for p in (h.mysqld, h.command) if p is not None]
+        waits = [p.run_wait_cores for p in procs]
+        if not procs or any(w is None for w in waits):
+            continue
+        wait, run = sum(waits), sum(p.cores for p in procs)  # type: ignore[arg-type]
+        if wait + run > 0:
+            vals.append(wait / (wait + run))
+    return _u(median(vals), "the run-queue delay of mysqld's and the benchmark's threads was not sampled "
+              "(/proc/PID/task/*/schedstat; kernels without CONFIG_SCHEDSTATS, or a series recorded before it was)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.rules.facts import Unknown
-from advisor.watch.facts.base import Series, _u, fact, interval_load, median
+from advisor.watch.facts.base import Series, _u, counted_intervals, fact, interval_load, median
 
 
 @fact("watch.duration_s", "s", "How long the watch sampled.")
@@ -30,9 +30,9 @@ def load_qps(s: Series) -> Any:
               "benchmark's report lines were sampled")
 
 
-@fact("watch.load.peak_qps", "per second", "Highest queries per second of one interval.")
+@fact("watch.load.peak_qps", "per second", "Highest queries per second of one interval (a last partial interval left out).")
 def load_peak(s: Series) -> Any:
-    loads = [x for x in (interval_load(iv) for iv in s.run.intervals) if x is not None]
+    loads = [x for x in (interval_load(iv) for iv in counted_intervals(s.run.intervals)) if x is not None]
     return max(loads) if loads else Unknown("no interval had a load figure")
 
 
