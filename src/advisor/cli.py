@@ -125,7 +125,8 @@ def main(argv: Optional[list[str]] = None) -> None:
             ctx = getattr(e, "ctx", None)
             hint = f" Tip: `{ctx.command_path} --help` lists the options." if ctx is not None else ""
             code = EXIT_USAGE if _is(e, "UsageError") else getattr(e, "exit_code", 1)
-            _fail(f"{msg.rstrip('.')}.{hint}", code)
+            msg = msg.rstrip().rstrip(".")
+            _fail(f"{msg}{'' if msg.endswith(('?', '!')) else '.'}{hint}", code)
         if os.environ.get("ADVISOR_DEBUG"):  # a bug: one paragraph, traceback only on request
             raise
         _fail(f"internal error: {type(e).__name__}: {e}. Tip: this is a bug in advisor; run again with "

@@ -147,3 +147,22 @@ def test_certificate_expiry_is_collected(mariadb_factory, tls_certs):
     p = run_cli("collect", *conn_args(db))
     cert = json.loads(p.stdout)["server"]["tls_certificate"]
     assert 362 < cert["days_left"] < 365 and cert["not_after"].endswith("Z")
+
+
+def test_replication_rule_leaves_out_the_administrative_mysql_account(mariadb_factory):
+    # mariadb-install-db on 10.4+ (without --auth-root-authentication-method=normal, as the packages run
+    # it) creates 'mysql'@'localhost' beside root with every privilege: the same statements here
+    db = mariadb_factory()
+    for st in ("CREATE USER 'mysql'@'localhost' IDENTIFIED VIA mysql_native_password USING 'invalid' OR unix_socket",
+               "GRANT ALL PRIVILEGES ON *.* TO 'mysql'@'localhost' WITH GRANT OPTION",
+               "CREATE USER 'repl'@'10.0.2.%' IDENTIFIED BY 'Repl-Pa55'",
+               "GRANT REPLICATION SLAVE, INSERT ON *.* TO 'repl'@'10.0.2.%'"):
+        db.query(st)
+    code, report, err = run_json("audit", *conn_args(db), "--no-calibrate", "--purpose", "production", "--format", "json")
+    assert code in (0, 1), err
+    got = {f["rule"]: f for f in report["findings"]}
+    message = got["replication-account-over-privileged"]["message"]
+    assert "'repl'@'10.0.2.%'" in message  # (and the template's 'pwuser'@'%', which holds ALL)
+    assert "'mysql'@'localhost'" not in message and "'root'@" not in message
+    collected = {(a["user"], a["host"]) for a in json.loads(run_cli("collect", *conn_args(db)).stdout)["server"]["accounts"]}
+    assert ("mysql", "localhost") in collected  # read, and left out by the rule

@@ -124,3 +124,10 @@ def test_rules_list_json_and_explain():
     assert p.returncode == 0
     for section in ("What it checks", "Why it matters", "Example", "Recommendation", "Applies to", "References"):
         assert f"\n{section}\n{'-' * len(section)}\n" in p.stdout  # for a terminal: no Markdown headings
+
+
+def test_unknown_command_suggestion_ends_its_sentence_once():
+    p = run_cli("verfy")
+    assert p.returncode == 2, p.stderr
+    assert "Did you mean 'verify'? Tip: `advisor --help` lists the options." in p.stderr
+    assert "?." not in p.stderr

@@ -47,6 +47,13 @@ def remote(a: Account) -> bool:
     return a.host.lower() not in LOCAL_HOSTS
 
 
+def administrative(a: Account) -> bool:
+    """The accounts an install creates for the administrator: root, and on MariaDB 10.4+ also
+    'mysql'@'localhost' (mariadb-install-db makes it beside root, with every privilege, for the OS user
+    that runs the server, through unix_socket)."""
+    return a.user == "root" or (a.user == "mysql" and a.host.lower() in LOCAL_HOSTS)
+
+
 def superuser(a: Account) -> bool:
     return a.user == "root" or "SUPER" in a.global_privileges
 
@@ -81,8 +88,9 @@ _listing("remote_accounts_without_tls", "Accounts reachable from other hosts (ho
 WRITE_PRIVILEGES = ("INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "ALTER", "SUPER", "FILE", "GRANT OPTION")
 _listing("replication_accounts_with_writes", "Accounts with the global REPLICATION SLAVE privilege that also hold "
          "global privileges to change data or the server (INSERT, UPDATE, DELETE, CREATE, DROP, ALTER, SUPER, FILE, "
-         "GRANT OPTION), not locked; root is left out.",
-         lambda a: "REPLICATION SLAVE" in a.global_privileges and a.user != "root"
+         "GRANT OPTION), not locked; the administrative accounts an install creates (root, and MariaDB's "
+         "'mysql'@'localhost') are left out.",
+         lambda a: "REPLICATION SLAVE" in a.global_privileges and not administrative(a)
          and any(p in a.global_privileges for p in WRITE_PRIVILEGES))
 
 
