@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from advisor.knowledge import severity as policy
+from advisor import severity as policy
 from advisor.knowledge.riskyvalues import entries
 from advisor.render.severity_page import severity_page
 from advisor.rules.loader import load_entries

@@ -1,11 +1,11 @@
 """docs/severity.md: the severity policy and, per rule, its severity per purpose, its basis and why,
-generated from advisor.knowledge.severity and the catalogue (`python -m advisor.render.pages`)."""
+generated from advisor.severity and the catalogue (`python -m advisor.render.pages`)."""
 
 from __future__ import annotations
 
 from typing import Any, Iterable
 
-from advisor.knowledge import severity as policy
+from advisor import severity as policy
 from advisor.render.page_text import GENERATED
 from advisor.rules.schema import PURPOSES, SEVERITY_RANK
 
@@ -29,7 +29,7 @@ def row(spec: Any, purposes: Iterable[str], link: str) -> str:
 def severity_page(rules: Iterable[Any], verdicts: Iterable[Any] = ()) -> str:
     rules = sorted(rules, key=lambda r: (-SEVERITY_RANK[r.spec.severity], r.id))
     out = [GENERATED, "", "# Severity policy", "",
-           "From src/advisor/knowledge/severity.py and each rule's `severity` and `severity_basis`.", "", policy.POLICY, "", "## Bases", "",
+           "From src/advisor/severity.py and each rule's `severity` and `severity_basis`.", "", policy.POLICY, "", "## Bases", "",
            "| severity | basis | meaning |", "|---|---|---|"]
     for lvl, bases in policy.LEVELS.items():
         out += [f"| {lvl} | {b} | {m} |" for b, m in bases.items()]

@@ -26,7 +26,7 @@ from advisor.knowledge.catalogue import CATALOGUE_VERSIONS, VariableCatalogue
 from advisor.knowledge.rulecheck import KNOWN_RELEASES
 from advisor.knowledge.values import NUMERIC, compare, normalise
 from advisor.rules.schema import CATEGORIES, Rule, RuleFile, parse_condition
-from advisor.knowledge.severity import basis_for
+from advisor.severity import basis_for
 from advisor.versions import Version, VersionRange
 
 SOURCE = "src/advisor/knowledge/risky.toml"

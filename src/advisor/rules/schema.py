@@ -13,7 +13,7 @@ from typing import Any, Literal, Optional, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from advisor.knowledge import severity as policy
+from advisor import severity as policy
 from advisor.rules import ops
 from advisor.versions import FLAVORS, VersionRange
 

@@ -23,7 +23,7 @@ from typing import Any, Iterable, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.errors import RuleLoadError
-from advisor.knowledge import severity as policy
+from advisor import severity as policy
 from advisor.rules.derived import DERIVED
 from advisor.rules.engine import Finding, Outcome, eval_condition
 from advisor.rules.facts import FILTERS, FactView, Unknown, render_template, template_paths, validate_path
