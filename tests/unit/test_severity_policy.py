@@ -99,3 +99,13 @@ def test_committed_page_is_the_generated_one(catalogue):
     rows = [ln for ln in page.splitlines() if ln.startswith("| [")]
     assert len(rows) == len(list(catalogue.of("rule"))) + len(load_verdicts())
     assert "| [thread-cache-churn](rules/thread-cache-churn.md) | warning | warning | latency |" in page
+
+
+def test_verdict_schema_refuses_a_basis_of_another_level():
+    from advisor.watch.verdicts import VerdictFile
+
+    raw = load_verdicts()[0].spec.model_dump()
+    lvl = raw["severity"]
+    other = next(b for b, level in policy.LEVEL_OF.items() if level != lvl)
+    with pytest.raises(ValidationError, match=f"belongs to {policy.LEVEL_OF[other]}, not {lvl}"):
+        VerdictFile.model_validate({**raw, "severity_basis": other})

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, ValidationInfo
 
 from advisor import severity as policy
 from advisor.rules import ops
@@ -269,11 +269,12 @@ class RuleFile(StrictModel):
                 raise ValueError(f"references are URLs (got {r!r})")
         return v
 
-    @model_validator(mode="after")
-    def _basis(self) -> "RuleFile":
-        if self.severity_basis is not None:
-            policy.check(self.severity, self.severity_basis)
-        return self
+    @field_validator("severity_basis")
+    @classmethod
+    def _basis(cls, v: Optional[str], info: ValidationInfo) -> Optional[str]:
+        if v is not None and "severity" in info.data:
+            policy.check(info.data["severity"], v)
+        return v
 
 
 @dataclass(frozen=True)

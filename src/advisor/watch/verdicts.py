@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, ValidationInfo
 
 from advisor.errors import RuleLoadError
 from advisor import severity as policy
@@ -103,11 +103,12 @@ class VerdictFile(_M):
                 raise ValueError(f"references are URLs (got {r!r})")
         return v
 
-    @model_validator(mode="after")
-    def _basis(self) -> "VerdictFile":
-        if self.severity_basis is not None:
-            policy.check(self.severity, self.severity_basis)
-        return self
+    @field_validator("severity_basis")
+    @classmethod
+    def _basis(cls, v: Optional[str], info: ValidationInfo) -> Optional[str]:
+        if v is not None and "severity" in info.data:
+            policy.check(info.data["severity"], v)
+        return v
 
 
 @dataclass(frozen=True)
