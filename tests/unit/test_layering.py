@@ -32,7 +32,7 @@ PKG = SRC / "advisor"
 
 # Lowest first. A module may import modules of its own floor and of the floors below it.
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("advisor", "advisor.errors", "advisor.inputs", "advisor.units", "advisor.versions", "advisor.measure", "advisor.histogram")),
+    ("base", ("advisor", "advisor.errors", "advisor.inputs", "advisor.units", "advisor.versions", "advisor.severity", "advisor.measure", "advisor.histogram")),
     ("model", ("advisor.snapshot", "advisor.sysbench", "advisor.knowledge.schema", "advisor.knowledge.defaults",
                "advisor.knowledge.catalogue", "advisor.knowledge.rulecheck", "advisor.knowledge.values",
                "advisor.knowledge.merged", "advisor.knowledge.plain", "advisor.data")),
@@ -61,7 +61,7 @@ CORE = ("advisor.rules", "advisor.knowledge.catalogue", "advisor.knowledge.schem
         "advisor.snapshot", "advisor.units", "advisor.versions", "advisor.mycnf.model", "advisor.mycnf.plan",
         "advisor.mycnf.compare", "advisor.mycnf.profile", "advisor.knowledge.values", "advisor.knowledge.merged",
         "advisor.watch.model", "advisor.watch.facts", "advisor.watch.sysbench_out", "advisor.compare",
-        "advisor.rollup")
+        "advisor.rollup", "advisor.severity")
 NOT_CORE = ("advisor.rules.loader", "advisor.rules.lint", "advisor.compare.run")
 # What the core must not reach: I/O modules of advisor and of the standard library, drivers, clocks.
 CORE_FORBIDDEN = ("advisor.collect", "advisor.cache", "advisor.api", "advisor.fleet", "advisor.render",

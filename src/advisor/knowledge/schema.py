@@ -23,6 +23,7 @@ from typing import Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from advisor.severity import Basis
 from advisor.versions import FLAVORS, Version, VersionRange
 
 FlavorName = Literal["mysql", "percona", "mariadb", "tidb"]
@@ -92,6 +93,8 @@ class RiskyValue(StrictModel):
     values: Optional[list[Scalar]] = None
     purposes: list[Purpose] = Field(min_length=1)
     severity: Severity
+    basis: Optional[Basis] = Field(None, description="severity_basis of the generated rule (advisor.severity); "
+                                 "absent: DEFAULT_BASIS by severity and category (a critical entry names it)")
     why: str = Field(min_length=20, description="one sentence: what goes wrong at these values")
     fix: str = Field(min_length=10, description="what to set instead, in words")
     recommend: Optional[Scalar] = Field(None, description="the value the fix sets, when there is one")

@@ -26,6 +26,7 @@ from advisor.knowledge.catalogue import CATALOGUE_VERSIONS, VariableCatalogue
 from advisor.knowledge.rulecheck import KNOWN_RELEASES
 from advisor.knowledge.values import NUMERIC, compare, normalise
 from advisor.rules.schema import CATEGORIES, Rule, RuleFile, parse_condition
+from advisor.severity import basis_for
 from advisor.versions import Version, VersionRange
 
 SOURCE = "src/advisor/knowledge/risky.toml"
@@ -276,7 +277,9 @@ def rule_for(name: str, entry: Any, variables: VariableCatalogue) -> Rule:
                           (rec if isinstance(rec, (str, int)) else str(rec))})
     raw = {
         "id": rule_id(name, entry.id), "title": f"{name} {phrase(entry, unit)}", "category": category_of(name, entry),
-        "severity": entry.severity, "aliases": [f"{name}.{entry.id}"], "variables": [name],
+        "severity": entry.severity,
+        "severity_basis": basis_for(entry.severity, category_of(name, entry), entry.basis, f"{SOURCE}: [[{name}]] {entry.id}"),
+        "aliases": [f"{name}.{entry.id}"], "variables": [name],
         "rationale": f"{entry.why} {JUDGED_ALONE}",
         "message": f"{name} is {_value_text(name, unit)}{_risky_set(entry, unit)}. {entry.why} Judged from the "
                    "configuration alone: no workload evidence was needed.",

@@ -11,8 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, ValidationInfo
 
+from advisor import severity as policy
 from advisor.rules import ops
 from advisor.versions import FLAVORS, VersionRange
 
@@ -238,6 +239,8 @@ class RuleFile(StrictModel):
     title: str
     category: Category
     severity: Severity
+    severity_basis: Optional[policy.Basis] = Field(
+        None, description="why the rule has its severity (docs/severity.md); one of its level's bases")
     aliases: list[str] = Field(default_factory=list)
     variables: list[str] = Field(default_factory=list, description="server variables the finding is about")
     evidence: list[str] = Field(default_factory=list, description="extra fact paths shown as evidence")
@@ -264,6 +267,13 @@ class RuleFile(StrictModel):
         for r in v:
             if not r.startswith(("https://", "http://")):
                 raise ValueError(f"references are URLs (got {r!r})")
+        return v
+
+    @field_validator("severity_basis")
+    @classmethod
+    def _basis(cls, v: Optional[str], info: ValidationInfo) -> Optional[str]:
+        if v is not None and "severity" in info.data:
+            policy.check(info.data["severity"], v)
         return v
 
 

@@ -20,9 +20,10 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, ValidationInfo
 
 from advisor.errors import RuleLoadError
+from advisor import severity as policy
 from advisor.rules.derived import DERIVED
 from advisor.rules.engine import Finding, Outcome, eval_condition
 from advisor.rules.facts import FILTERS, FactView, Unknown, render_template, template_paths, validate_path
@@ -74,6 +75,7 @@ class VerdictFile(_M):
     kind: Kind
     rank: int = Field(ge=0, le=1000)
     severity: Severity
+    severity_basis: Optional[policy.Basis] = Field(None, description="why the verdict has its severity (docs/severity.md)")
     rationale: str
     checks: str = Field(description="what this verdict looked at, with the numbers (a template)")
     message: str
@@ -99,6 +101,13 @@ class VerdictFile(_M):
         for r in v:
             if not r.startswith(("https://", "http://")):
                 raise ValueError(f"references are URLs (got {r!r})")
+        return v
+
+    @field_validator("severity_basis")
+    @classmethod
+    def _basis(cls, v: Optional[str], info: ValidationInfo) -> Optional[str]:
+        if v is not None and "severity" in info.data:
+            policy.check(info.data["severity"], v)
         return v
 
 
