@@ -315,9 +315,19 @@ def mariadb_trial(binary: str, binary_version: str, path: str, options: list[Opt
                 proc = _spawn(procs, cmd, stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=child_env)
             conn = _connect_when_up(proc, str(work / "s"), chk)
             log = _read_log(work)
+            refused: set[str] = set()
             for line in log:
                 if "[ERROR]" in line:
-                    chk.problems.append(_strip_log_prefix(line))
+                    text = _strip_log_prefix(line)
+                    if text.rstrip().endswith("[ERROR] Aborting") or text.strip() == "Aborting":
+                        continue  # the consequence of the errors above, not a problem of its own
+                    m = re.search(r"unknown (?:variable|option) '-*([^=']+)", text)
+                    name = m.group(1).replace("-", "_") if m else None
+                    if name is not None and name in refused:
+                        continue  # one option set twice is one problem (the server names each line)
+                    if name is not None:
+                        refused.add(name)
+                    chk.problems.append(text)
                 elif "[Warning]" in line and _mentions_option(line, opts) and not _trial_user_change(line, user_args):
                     chk.warnings.append(_strip_log_prefix(line))
             if conn is None:
