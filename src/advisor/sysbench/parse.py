@@ -509,7 +509,8 @@ def _parse_command(text: str, config_text: Optional[str], config_problem: Option
 
 # sysbench 0.4's OLTP options and their sysbench 1.0 names (1.0's oltp_common.lua and README)
 _LEGACY_OLTP_RENAMED = {"oltp-table-size": "table-size", "oltp-tables-count": "tables", "num-threads": "threads",
-                        "max-requests": "events", "max-time": "time", "tx-rate": "rate"}
+                        "max-requests": "events", "max-time": "time", "tx-rate": "rate",
+                        "mysql-table-engine": "mysql-storage-engine"}
 
 
 def _legacy_oltp_rewrite(cmd: SysbenchCommand) -> str:
@@ -527,8 +528,11 @@ def _legacy_oltp_rewrite(cmd: SysbenchCommand) -> str:
             words.append(o.written)
         else:
             dropped.append(o.written)
+    words += cmd.expanded_words  # shell variables stay for the shell to expand
     words.append(cmd.command or "run")
     one = len(dropped) == 1
     note = (f" {', '.join(dropped)} {'has' if one else 'have'} no sysbench 1.0 equivalent and "
             f"{'is' if one else 'are'} left out." if dropped else "")
-    return f"Write it for sysbench 1.0: `{' '.join(shlex.quote(w) for w in words)}`." + note
+    shown = " ".join(f'"{w}"' if any(c.isspace() for c in w) else w for w in words)  # "$VAR" stays expandable
+    renamed = ", ".join(f"--{n} → --{_LEGACY_OLTP_RENAMED[n]}" for n in cmd.options if n in _LEGACY_OLTP_RENAMED)
+    return (f"Write it for sysbench 1.0: `{shown}`" + (f" ({renamed})" if renamed else "") + "." + note)
