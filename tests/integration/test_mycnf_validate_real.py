@@ -89,3 +89,26 @@ def test_old_ansible_file_on_mysql_57_is_not_confirmed(tmp_path):
     assert last.startswith("not confirmed: 0 problem(s)"), last
     assert "thread_concurrency" in last and "innodb_additional_mem_pool_size" in last
     assert "datadir" not in last and "port" not in last               # path options every server takes
+
+
+def test_compatibility_options_loose_options_and_distinct_problems(tmp_path):
+    """Issue 23 §7: options MariaDB 10.11 keeps only for compatibility are what the trial server says (a
+    warning), a loose_ option cannot stop the server, and the count holds distinct problems (not "[ERROR]
+    Aborting", not one option twice)."""
+    cnf = tmp_path / "compat.cnf"
+    cnf.write_text("[mysqld]\ninnodb_log_files_in_group = 2\ninnodb_thread_concurrency = 8\n"
+                   "loose_handlersocket_port = 9998\nno_such_option_here = 1\nno_such_option_here = 2\n")
+    tmp = tmp_path / "t"
+    tmp.mkdir()
+    p = run_cli("mycnf", "--validate", str(cnf), "--flavor", "mariadb", "--version", "10.11",
+                env={"TMPDIR": str(tmp)}, timeout=240)
+    out = p.stdout
+    assert p.returncode != 0, out + p.stderr
+    for opt in ("innodb_log_files_in_group = 2", "innodb_thread_concurrency = 8"):
+        line = next(x for x in out.splitlines() if opt in x)
+        assert line.lstrip().startswith("warning") and "exists only for compatibility" in line, line
+    loose = next(x for x in out.splitlines() if "loose_handlersocket_port" in x and "compat.cnf:4" in x)
+    assert loose.lstrip().startswith("warning") and "cannot stop the server" in loose
+    assert "Aborting" not in out
+    assert out.count("PROBLEM  [ERROR]") == 1
+    assert out.rstrip().splitlines()[-1].startswith("NOT valid: 1 problem(s)")

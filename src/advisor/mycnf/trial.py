@@ -274,6 +274,26 @@ class _TermAsInterrupt:
             signal.signal(signal.SIGTERM, self.old)
 
 
+def _read_trial_log(chk: ServerCheck, log: list[str], opts: Any, user_args: list[str]) -> None:
+    """The trial server's errors as distinct problems (not "[ERROR] Aborting", the consequence of the others;
+    one refused option set twice once) and its warnings about the file's options."""
+    refused: set[str] = set()
+    for line in log:
+        if "[ERROR]" in line:
+            text = _strip_log_prefix(line)
+            if text.rstrip().endswith("[ERROR] Aborting") or text.strip() == "Aborting":
+                continue
+            m = re.search(r"unknown (?:variable|option) '-*([^=']+)", text)
+            name = m.group(1).replace("-", "_") if m else None
+            if name is not None and name in refused:
+                continue
+            if name is not None:
+                refused.add(name)
+            chk.problems.append(text)
+        elif "[Warning]" in line and _mentions_option(line, opts) and not _trial_user_change(line, user_args):
+            chk.warnings.append(_strip_log_prefix(line))
+
+
 def mariadb_trial(binary: str, binary_version: str, path: str, options: list[OptionLine], flavor: str,
                   version: Version, catalogue: VariableCatalogue, keep_on_failure: bool = False) -> ServerCheck:
     chk = ServerCheck(ran=True, method="throwaway mariadbd", binary=binary, binary_version=binary_version)
@@ -315,11 +335,7 @@ def mariadb_trial(binary: str, binary_version: str, path: str, options: list[Opt
                 proc = _spawn(procs, cmd, stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=child_env)
             conn = _connect_when_up(proc, str(work / "s"), chk)
             log = _read_log(work)
-            for line in log:
-                if "[ERROR]" in line:
-                    chk.problems.append(_strip_log_prefix(line))
-                elif "[Warning]" in line and _mentions_option(line, opts) and not _trial_user_change(line, user_args):
-                    chk.warnings.append(_strip_log_prefix(line))
+            _read_trial_log(chk, log, opts, user_args)
             if conn is None:
                 chk.ok = False
                 if proc.poll() is not None:

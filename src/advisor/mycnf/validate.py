@@ -91,6 +91,9 @@ def catalogue_check(options: list[OptionLine], flavor: str, version: Version,
         if mapped is None and key in STARTUP_OPTIONS:
             items.append(CheckItem(o.where(), o.name, o.value, "ok", STARTUP_OPTIONS[key]))
             continue
+        if mapped is None and o.key.startswith("loose_"):
+            items.append(CheckItem(o.where(), o.name, o.value, "warning", LOOSE_UNKNOWN))
+            continue
         if mapped is None:
             items.append(CheckItem(o.where(), o.name, o.value, "not_checked",
                                    "not in the variable catalogue; only the server check can tell whether it is valid"))
@@ -102,6 +105,9 @@ def catalogue_check(options: list[OptionLine], flavor: str, version: Version,
             var = alias  # --transaction-isolation sets tx_isolation on MariaDB before 11.1
         if catalogue.exists_on(var, flavor, version) is None and var in STARTUP_OPTIONS:
             items.append(CheckItem(o.where(), o.name, o.value, "ok", STARTUP_OPTIONS[var]))
+            continue
+        if catalogue.exists_on(var, flavor, version) is None and o.key.startswith("loose_"):
+            items.append(CheckItem(o.where(), o.name, o.value, "warning", LOOSE_UNKNOWN))
             continue
         if catalogue.exists_on(var, flavor, version) is None:
             items.append(CheckItem(o.where(), o.name, o.value, "not_checked",
@@ -131,6 +137,10 @@ def catalogue_check(options: list[OptionLine], flavor: str, version: Version,
     return items
 
 
+LOOSE_UNKNOWN = ("not in the variable catalogue; with the loose_ prefix the server skips an option it does not know "
+                 "(with a warning), so it cannot stop the server")
+
+
 # Server options that are no system variable, so the variable catalogue cannot hold them, and that every
 # supported flavor and version takes (mysqld --help --verbose of MySQL 8.4 and MariaDB 10.11).
 STARTUP_OPTIONS = {
@@ -154,6 +164,7 @@ def confirm_by_server(items: list[CheckItem], server: ServerCheck) -> list[Check
                                  f"the server warned: {said}" if said else "accepted by the server (not in the catalogue)"))
         elif i.status == "problem" and "does not exist" in i.message:
             out.append(CheckItem(i.where, i.option, i.value, "warning",
+                                 f"{i.message}; the server only warns: {said}" if said else
                                  f"{i.message}; the server accepted the option and ignores it"))
         else:
             out.append(i)
@@ -223,6 +234,15 @@ def validate_file(path: str, flavor: str, version: Version, target_source: str, 
 def _from_refusal(item: CheckItem, server: ServerCheck) -> CheckItem:
     """An option the catalogue could not check, after a trial that refused the file: the option it refused
     ("unknown variable 'innodb_additional_mem_pool_size=20M'") is a problem; one it only warned about, a warning."""
+    if item.status == "problem" and "does not exist" in item.message:
+        # MariaDB keeps some removed options for compatibility (innodb_log_files_in_group since 10.6): the trial
+        # server's word decides, and a warning about the option that it did not refuse is only a warning
+        if not any(_names(p, item.option) for p in server.problems):
+            said = next((w for w in server.warnings if _names(w, item.option)), None)
+            if said is not None:
+                return CheckItem(item.where, item.option, item.value, "warning",
+                                 f"{item.message}; the server only warns: {said}")
+        return item
     if item.status != "not_checked":
         return item
     refused = next((p for p in server.problems if _names(p, item.option)), None)

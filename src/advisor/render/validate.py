@@ -44,8 +44,12 @@ def _text(r: ValidationResult) -> str:
         same = sum(1 for x in s.readback if x[3])
         if s.readback:
             lines.append(f"  read back: {same} of {len(s.readback)} settings as the file sets them")
-    n_prob = sum(1 for i in r.items if i.status == "problem") + len(r.file_errors) + len(s.problems) + (r.budget_ok is False)
-    n_warn = sum(1 for i in r.items if i.status == "warning") + len(s.warnings)
+    # distinct problems: a server error an option's line already quotes counts once, with that option
+    told = [i.message for i in r.items if i.status == "problem"]
+    n_prob = (len(told) + len(r.file_errors) + sum(1 for p in s.problems if not any(p in m for m in told))
+              + (r.budget_ok is False))
+    said = [i.message for i in r.items if i.status == "warning"]
+    n_warn = len(said) + sum(1 for w in s.warnings if not any(w in m for m in said))
     lines.append("")
     verdict = r.verdict
     tail = ""

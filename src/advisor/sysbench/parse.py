@@ -525,9 +525,41 @@ def _parse_command(text: str, config_text: Optional[str], config_problem: Option
                           notes=sc.notes, legacy_test_option=sc.legacy_test is not None, expanded_words=expanded)
     if legacy is not None:
         cmd.problems.append(legacy)
-        cmd.migration = LEGACY_BUILTIN_TESTS[test]  # type: ignore[index]
     builder = _Builder(cmd, known, lenient)
     for name, raw, written, form in sc.raw_opts:
         builder.add(name, raw, written, form, "command line")
     builder.read_config(config_text, config_problem)
+    if legacy is not None:
+        cmd.migration = _legacy_oltp_rewrite(cmd)
     return cmd
+
+
+# sysbench 0.4's OLTP options and their sysbench 1.0 names (1.0's oltp_common.lua and README)
+_LEGACY_OLTP_RENAMED = {"oltp-table-size": "table-size", "oltp-tables-count": "tables", "num-threads": "threads",
+                        "max-requests": "events", "max-time": "time", "tx-rate": "rate",
+                        "mysql-table-engine": "mysql-storage-engine"}
+
+
+def _legacy_oltp_rewrite(cmd: SysbenchCommand) -> str:
+    """The fix for `--test=oltp`: the same run written for sysbench 1.0 (a command 1.0.20 accepts)."""
+    ro = cmd.options.get("oltp-read-only")
+    test = "oltp_read_only" if ro is not None and str(ro.raw).lower() in ("on", "true", "1", "yes") else "oltp_read_write"
+    words, dropped = ["sysbench", test], []
+    for o in cmd.options.values():
+        if o.name == "test" or o.name == "oltp-read-only":
+            continue
+        new = _LEGACY_OLTP_RENAMED.get(o.name)
+        if new is not None:
+            words.append(f"--{new}={o.raw}")
+        elif o.known:
+            words.append(o.written)
+        else:
+            dropped.append(o.written)
+    words += cmd.expanded_words  # shell variables stay for the shell to expand
+    words.append(cmd.command or "run")
+    one = len(dropped) == 1
+    note = (f" {', '.join(dropped)} {'has' if one else 'have'} no sysbench 1.0 equivalent and "
+            f"{'is' if one else 'are'} left out." if dropped else "")
+    shown = " ".join(f'"{w}"' if any(c.isspace() for c in w) else w for w in words)  # "$VAR" stays expandable
+    renamed = ", ".join(f"--{n} → --{_LEGACY_OLTP_RENAMED[n]}" for n in cmd.options if n in _LEGACY_OLTP_RENAMED)
+    return (f"Write it for sysbench 1.0: `{shown}`" + (f" ({renamed})" if renamed else "") + "." + note)

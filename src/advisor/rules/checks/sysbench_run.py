@@ -37,6 +37,20 @@ def dataset(ctx: CheckContext) -> Optional[CheckResult]:
     cmd, view, era = ctx.cmd, ctx.view, ctx.era
     if not ctx.queries_the_server or not (cmd.uses_sbtest or cmd.test_kind == "custom"):  # type: ignore[union-attr]
         return None
+    if cmd.migration is not None:
+        raw = {n: o.raw for n, o in cmd.options.items()}
+        try:
+            tables, size = int(raw.get("oltp-tables-count") or 1), int(raw.get("oltp-table-size") or 10000)
+        except ValueError:
+            tables = size = 0
+        est = dataset_bytes(tables, size, True) if tables and size else 0
+        shape = (f" with {tables} table{'s' if tables != 1 else ''} × {_fmt_int(size)} rows (≈ {_size(est)}) once "
+                 "rewritten for sysbench 1.0" if est else "")
+        return CheckResult(status="unknown",
+                           evidence=f"--test={cmd.test} is sysbench 0.4's test, which sysbench 1.0 does not run (see "
+                                    f"the command-line item), so nothing is loaded{shape}; the rewritten command "
+                                    "decides the dataset.",
+                           fix="Rewrite the command as the command-line item says and check it again.")
     if cmd.test_kind == "custom":
         return CheckResult(status="unknown",
                            evidence=f"{cmd.test} is a custom script; its tables and row sizes are not known.",
@@ -203,6 +217,22 @@ def warmup(ctx: CheckContext) -> Optional[CheckResult]:
     if not _measured_run(ctx):
         return None
     w = cmd.options.get("warmup-time")
+    if w is not None and isinstance(w.value, int) and w.value > 0 and era != "1.1":
+        where = (f"sysbench {ctx.local.version} on this machine" if ctx.local is not None and ctx.local.version
+                 else f"sysbench 1.0 ({ctx.era_why})")
+        if era == "1.0":
+            return CheckResult(status="fail",
+                               evidence=f"{w.written}: {where} has no --warmup-time (only 1.1 has it) and stops with "
+                                        "\"invalid option\" before any warm-up or measurement.",
+                               fix=f"Drop {w.written} and warm up with `{with_command(cmd, 'prewarm').replace(' ' + w.written, '')}` before the "
+                                   "measured run (sysbench 1.0's prewarm reads every table's primary key and k index), "
+                                   "or run sysbench 1.1.",
+                               facts={"warmup_time": w.value})
+        return CheckResult(status="unknown",
+                           evidence=f"{w.written}: sysbench 1.1 runs the load for {w.value} s with statistics off before "
+                                    f"measuring, sysbench 1.0 stops with \"invalid option\"; which one runs is unknown "
+                                    f"({ctx.era_why}).", fix="Check `sysbench --version` on the client.",
+                           facts={"warmup_time": w.value})
     if w is not None and isinstance(w.value, int) and w.value > 0:
         return CheckResult(status="pass",
                            evidence=f"--warmup-time={w.value}: sysbench 1.1 runs the load for {w.value} s with statistics "

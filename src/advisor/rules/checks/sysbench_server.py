@@ -87,8 +87,12 @@ def command_line(ctx: CheckContext) -> Optional[CheckResult]:
     if unchecked:
         notes += (f" The options {', '.join(unchecked)} belong to {cmd.test or cmd.test_written} itself and were not "
                   "checked.")
-    known = "every option is written as --name=value" + (
-        f" and exists for {cmd.test or cmd.test_written}" if not unchecked else "")
+    if cmd.test_kind == "unresolved":
+        known = (f"every option is written as --name=value; the test is {cmd.test_written}, which the shell expands, so "
+                 "the options were checked against sysbench's general and OLTP options only")
+    else:
+        known = "every option is written as --name=value" + (
+            f" and exists for {cmd.test or cmd.test_written}" if not unchecked else "")
     return CheckResult(status="pass",
                        evidence=known + (f" (checked against sysbench {local.version} here)" if local and local.version else "")
                                 + "." + notes, facts=facts)
@@ -108,7 +112,8 @@ def target(ctx: CheckContext) -> Optional[CheckResult]:
            "sysbench uses (a proxy or load balancer) leads to this server.")
     if unresolved:
         return CheckResult(status="unknown",
-                           evidence=f"sysbench's address is {unresolved[0].why}; the checklist describes {target_of(view)}.",
+                           evidence=f"sysbench's address is not known: {unresolved[0].why}; the checklist describes "
+                                    f"{target_of(view)}.",
                            fix=fix + " Pass the command with the shell variables expanded.", facts=facts)
     if sock or (len(hosts) == 1 and hosts[0] == "localhost"):
         where = f"the Unix socket {sock}" if sock else "localhost, which the MySQL client libraries reach through the default Unix socket"
@@ -270,7 +275,11 @@ def max_connections(ctx: CheckContext) -> Optional[CheckResult]:
               if not isinstance(open_files, Unknown) else "")
     if threads > room:
         return CheckResult(status="fail",
-                           evidence=f"max_connections {mc} < {threads} threads: {opens}{others_txt}; the connections "
+                           evidence=(f"max_connections {mc} < {threads} threads: {opens}" if mc < threads else
+                                     f"{threads} threads > {room} free connections: {opens}; max_connections is {mc} "
+                                     f"and {others} other connection{'s' if others != 1 else ''} were open when the "
+                                     "snapshot was taken (status Threads_connected)")
+                                    + (others_txt if mc < threads else "") + "; the connections "
                                     "beyond the limit fail with error 1040 \"Too many connections\" and sysbench stops.",
                            fix=f"Raise max_connections to at least {need} (SET GLOBAL max_connections = {need}; and in "
                                f"my.cnf for the next restart), or lower --threads to {max(1, room)} or less." + of_txt,
@@ -320,8 +329,19 @@ def tls(ctx: CheckContext) -> Optional[CheckResult]:
     if isinstance(ssl_v, Unresolved):
         return CheckResult(status="unknown",
                            evidence=f"--mysql-ssl is not known: {ssl_v.why}.", fix=howto, facts=facts)
-    sock = cmd.socket()
-    if sock or cmd.hosts() == ["localhost"]:
+    if era == "1.0" and ssl is not None and isinstance(ssl_v, str) and ssl_v in SSL_MODES_11:
+        where = f"sysbench {local.version} on this machine" if local is not None and local.version else "sysbench 1.0"
+        return CheckResult(status="fail",
+                           evidence=f"{ssl.written}: {where} takes --mysql-ssl=on|off only and stops with \"invalid "
+                                    "option\", so no connection is made.",
+                           fix="Write --mysql-ssl=off for plain text (or on for TLS) on sysbench 1.0. " + howto, facts=facts)
+    sock, hosts = cmd.socket(), cmd.hosts()
+    if isinstance(sock, Unresolved) or any(isinstance(h, Unresolved) for h in hosts):
+        bad = sock if isinstance(sock, Unresolved) else next(h for h in hosts if isinstance(h, Unresolved))
+        return CheckResult(status="unknown",
+                           evidence=f"whether sysbench connects through a Unix socket or over TCP is not known: "
+                                    f"{bad.why}.", fix=howto, facts=facts)  # type: ignore[union-attr]
+    if sock or hosts == ["localhost"]:
         return CheckResult(status="unknown",
                            evidence="sysbench connects through a Unix socket; whether its client library encrypts socket "
                                     "connections when TLS was not asked for is not established here.", fix=howto, facts=facts)

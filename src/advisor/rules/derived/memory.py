@@ -46,6 +46,15 @@ def innodb_data_bytes(v: FactView) -> Any:
     return 0 if e is None else e.data_bytes + e.index_bytes
 
 
+@FACTS.define("myisam_tables", "MyISAM tables in user schemas (0 when the per-engine sizes name no MyISAM).")
+def myisam_tables(v: FactView) -> Any:
+    ds = v.snapshot.server.data_size
+    if ds is None:
+        return Unknown(v.missing_reason("server.data_size", "data size per engine was not collected"))
+    e = {k.lower(): x for k, x in ds.items()}.get("myisam")
+    return 0 if e is None else e.tables
+
+
 @FACTS.define("buffer_pool_share_of_memory", "innodb_buffer_pool_size as a fraction of the memory the server may "
               "use (derived.memory_limit_bytes).", unit="fraction")
 def buffer_pool_share_of_memory(v: FactView) -> Any:
