@@ -42,6 +42,16 @@ def test_innodb_data_bytes():
     assert "not collected" in view({}).get("derived.innodb_data_bytes").reason
 
 
+def test_myisam_tables():
+    """0 when the per-engine sizes were read and name no MyISAM; unknown when they were not read."""
+    sizes = {"InnoDB": {"tables": 3, "data_bytes": 100 * MiB, "index_bytes": 50 * MiB},
+             "MyISAM": {"tables": 2, "data_bytes": 1 * GiB, "index_bytes": 0}}
+    assert view({"server.data_size": sizes}).get("derived.myisam_tables") == 2
+    assert view({"server.data_size": {"InnoDB": sizes["InnoDB"]}}).get("derived.myisam_tables") == 0
+    missing = view({}).get("derived.myisam_tables")
+    assert isinstance(missing, Unknown) and "not collected" in missing.reason
+
+
 def test_buffer_pool_share_of_memory_and_data_ratio():
     v = view({"var.innodb_buffer_pool_size": "4G", "host.memory": {"total_bytes": 16 * GiB},
               "server.data_size": {"InnoDB": {"tables": 1, "data_bytes": 8 * GiB, "index_bytes": 0}}})
