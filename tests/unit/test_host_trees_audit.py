@@ -60,8 +60,10 @@ def test_seed_003_pm981_fires_client_grade_nvme():
     assert "MZVLB1T0HBLR" in nvme.finding.message
     redo = outcomes["redo-small-on-slow-flush-device"]
     assert redo.status == "fired" and "MZVLB1T0HBLR" in redo.finding.message
-    # one hour of writes is unknown, so the floor: innodb_dedicated_server's 12 CPUs / 2 = 6 GiB, as the my.cnf sizer uses
-    assert redo.finding.recommendation == {"innodb_log_file_size": "6G"}
+    # one home for the redo size (tests/test_consistency.py): redo-log-undersized recommends it, this finding
+    # points there. One hour of writes is unknown, so the floor: innodb_dedicated_server's 12 CPUs / 2 = 6 GiB
+    assert redo.finding.recommendation == {} and "redo-log-undersized" in redo.finding.fix
+    assert outcomes["redo-log-undersized"].finding.recommendation == {"innodb_log_file_size": "6G"}
     assert outcomes["cpu-governor-not-performance"].status == "fired"  # powersave
     assert outcomes["swappiness-high-with-swap"].status == "fired"     # 2 GiB swap, swappiness 60
     assert outcomes["transparent-huge-pages-always"].status == "passed"  # madvise
