@@ -111,7 +111,8 @@ def test_20_mib_redo_fires_in_production_without_status():
     assert "20 MiB" in got["redo-log-undersized"].message
     assert got["redo-log-undersized"].recommendation == {"innodb_redo_log_capacity": "1G"}
     assert "32 MiB" in got["log-buffer-exceeds-redo-log"].message
-    assert outcomes(snap)["redo-log-below-hour-of-writes"].status == "passed"  # > 128M only; the rule above covers it
+    # > 128M only (applies_to): a 20 MiB log is redo-log-undersized's, not a pass of this rule
+    assert outcomes(snap)["redo-log-below-hour-of-writes"].status == "not_applicable"
 
 
 def test_real_percona_log_buffer_larger_than_its_10_mib_redo_log():
