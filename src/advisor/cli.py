@@ -83,6 +83,36 @@ def register(only: Optional[str] = None) -> typer.Typer:
     return app
 
 
+# What each option's value is, for the help's placeholders (typer would print the Python type: <str>)
+METAVARS: dict[str, str] = {
+    "--host": "<host>", "--port": "<port>", "--socket": "<socket>", "--user": "<user>", "--password": "<password>",
+    "--defaults-file": "<file>", "--defaults-extra-file": "<file>", "--login-path": "<name>",
+    "--ssl-mode": "<mode>", "--ssl-ca": "<file>", "--ssl-cert": "<file>", "--ssl-key": "<file>", "--protocol": "<tcp|socket>",
+    "--connect-timeout": "<seconds>", "--read-timeout": "<seconds>", "--sample-seconds": "<seconds>",
+    "--calibrate-seconds": "<seconds>", "--seconds": "<seconds>", "--interval": "<seconds>",
+    "--snapshot": "<file|dir>", "--snapshots": "<dir>", "--save-snapshot": "<file>", "--output": "<file>",
+    "--save": "<file>", "--baseline": "<file>", "--validate": "<file>", "--status": "<file>",
+    "--host-facts": "<file>", "--host-stream": "<file>", "--pid-file": "<file>", "--sysroot": "<dir>",
+    "--rules": "<dir>", "--input-format": "<format>", "--flavor": "<flavor>", "--version": "<version>",
+    "--about": "<what>", "--label": "<name>", "--load": "<workload>", "--ignore": "<rule,...>",
+    "--ssh": "<[user@]host>", "--ssh-option": "<option>", "--sysbench": "<command>", "--ram": "<size>",
+    "--cores": "<count>", "--jobs": "<count>", "--cnf": "<file>", "--variables": "<file>",
+}
+GENERIC = {"<str>", "<int>", "<float>", "<path>", "<text>"}
+
+
+def _placeholders(cmd: object) -> None:
+    """Name what every option of `cmd` (and its subcommands) takes, instead of its Python type."""
+    for sub in getattr(cmd, "commands", {}).values():
+        _placeholders(sub)
+    for p in getattr(cmd, "params", []):
+        if getattr(p, "is_flag", False) or getattr(p, "metavar", None):
+            continue
+        name = next((o for o in getattr(p, "opts", []) if o.startswith("--")), None)
+        if name in METAVARS:  # arguments keep typer's own {name}... form
+            p.metavar = METAVARS[name]
+
+
 def _command_named(argv: list[str]) -> Optional[str]:
     first = next((a for a in argv if not a.startswith("-")), None)
     return first if first in COMMANDS or first in GROUPS else None
@@ -149,6 +179,7 @@ def _run(args: list[str]) -> object:
     name = _command_named(args)
     register(name)
     group = get_command(app)
+    _placeholders(group)
     sub = group.commands.get(name) if name in COMMANDS else None  # type: ignore[attr-defined]
     opts = {o for p in getattr(sub, "params", []) for o in getattr(p, "opts", [])}
     at = args.index(name) if name in args else len(args)
