@@ -17,6 +17,13 @@ from advisor import severity as policy
 from advisor.rules import ops
 from advisor.versions import FLAVORS, VersionRange
 
+
+def basis_fits_severity(cls: type, v: Optional[str], info: ValidationInfo) -> Optional[str]:
+    """The field validator of `severity_basis` for rule and watch-verdict files (advisor.severity.check)."""
+    if v is not None and "severity" in info.data:
+        policy.check(info.data["severity"], v)
+    return v
+
 Severity = Literal["critical", "warning", "info"]
 SEVERITIES: tuple[str, ...] = ("critical", "warning", "info")
 SEVERITY_RANK = {"info": 1, "warning": 2, "critical": 3}
@@ -269,12 +276,7 @@ class RuleFile(StrictModel):
                 raise ValueError(f"references are URLs (got {r!r})")
         return v
 
-    @field_validator("severity_basis")
-    @classmethod
-    def _basis(cls, v: Optional[str], info: ValidationInfo) -> Optional[str]:
-        if v is not None and "severity" in info.data:
-            policy.check(info.data["severity"], v)
-        return v
+    _basis = field_validator("severity_basis")(basis_fits_severity)
 
 
 @dataclass(frozen=True)

@@ -20,12 +20,13 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, ValidationInfo
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from advisor.errors import RuleLoadError
 from advisor import severity as policy
 from advisor.rules.derived import DERIVED
 from advisor.rules.engine import Finding, Outcome, eval_condition
+from advisor.rules.schema import basis_fits_severity
 from advisor.rules.facts import FILTERS, FactView, Unknown, render_template, template_paths, validate_path
 from advisor.rules.schema import ID_RE, Condition, ConditionError, Severity, Status, parse_condition
 from advisor.watch.model import AuditFinding
@@ -103,12 +104,7 @@ class VerdictFile(_M):
                 raise ValueError(f"references are URLs (got {r!r})")
         return v
 
-    @field_validator("severity_basis")
-    @classmethod
-    def _basis(cls, v: Optional[str], info: ValidationInfo) -> Optional[str]:
-        if v is not None and "severity" in info.data:
-            policy.check(info.data["severity"], v)
-        return v
+    _basis = field_validator("severity_basis")(basis_fits_severity)
 
 
 @dataclass(frozen=True)
