@@ -262,3 +262,18 @@ def test_rate_threshold_allows_the_poisson_spread_of_short_runs():
     from advisor.watch.facts.run import rate_threshold
 
     assert rate_threshold(10, 4) < 0.6 and rate_threshold(1000, 60) == 0.8 and rate_threshold(1, 1) == 0.0
+
+
+def test_lock_state_share_counts_idle_sessions_as_not_waiting():
+    # rate-limited.json: sysbench's sessions sleep between its paced transactions, so the processlist
+    # (read as root) shows them all in Sleep; that is a sample with nobody waiting, not a missing privilege
+    values, missing = facts("rate-limited.json")
+    assert values["watch.lock.state_share"] == 0.0
+    assert "watch.lock.state_share" not in missing
+
+
+def test_lock_state_share_unknown_names_what_was_seen():
+    values, missing = facts("idle.json")
+    assert "watch.lock.state_share" not in values
+    reason = missing["watch.lock.state_share"]
+    assert "no session but the watch's own" in reason and "PROCESS privilege" in reason

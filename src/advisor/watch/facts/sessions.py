@@ -58,6 +58,8 @@ def current_wait_share(s: Series) -> Any:
 
 
 LOCK_STATE_WORDS = ("lock", "waiting for")
+NO_OTHER_SESSIONS = ("no session but the watch's own showed in the processlist while the load ran "
+                     "(another user's sessions show only with the PROCESS privilege)")
 
 
 def _states(s: Series) -> list[dict[str, int]]:
@@ -70,10 +72,10 @@ def lock_state_share(s: Series) -> Any:
     for st in _states(s):
         active = {k: n for k, n in st.items() if not k.startswith(("Sleep", "Daemon", "Binlog Dump"))}
         total = sum(active.values())
-        if total:
-            waiting = sum(n for k, n in active.items() if any(w in k.lower() for w in LOCK_STATE_WORDS))
-            vals.append(waiting / total)
-    return _u(median(vals), "the processlist was not sampled (it needs the PROCESS privilege)")
+        # a sample that saw other sessions, all idle between statements, saw nobody waiting for a lock
+        waiting = sum(n for k, n in active.items() if any(w in k.lower() for w in LOCK_STATE_WORDS))
+        vals.append(waiting / total if total else 0.0)
+    return _u(median(vals), NO_OTHER_SESSIONS)
 
 
 @fact("watch.lock.top_state", "text", "The most frequent processlist state of non-sleeping sessions.")
