@@ -129,6 +129,7 @@ def _calibrated(scale_fsync: float = 1.0, scale_rtt: float = 1.0) -> Snapshot:
 def test_calibration_figures_count_only_beyond_their_spread():
     base = _calibrated()
     slow = _calibrated(scale_fsync=20.0)          # a client-grade drive against a fast one
+    slow.server.variables["datadir"] = "/srv/other/data/"  # on another server
     c = compare_snapshots([base, slow], ["a", "b"])
     d = by_id(c)["calibration.fsync_ms"]
     assert (d.kind, d.verdict) == ("measured", "confounding")
@@ -356,9 +357,11 @@ def test_the_same_server_is_recognised_and_its_figures_are_within_noise():
     rtt = by_id(c)["calibration.rtt_ms"]
     assert rtt.verdict == "harmless" and rtt.reason.startswith("within noise: the middle halves")
     assert "A: p50" in rtt.reason
-    # beyond both distributions' spread it still counts, on the same server too
+    # beyond both distributions' spread on one server: the device is the same, the load was not
     slow = _calibrated(scale_fsync=20.0)
-    assert by_id(compare_snapshots([a, slow], ["a", "b"]))["calibration.fsync_ms"].verdict == "confounding"
+    d = by_id(compare_snapshots([a, slow], ["a", "b"]))["calibration.fsync_ms"]
+    assert d.verdict == "harmless" and "cannot differ from itself" in d.reason and "busier" in d.reason, d.reason
+    assert "A: p50 4.11 ms" in d.reason
     # two servers (another datadir): the single figures keep their tolerance and count
     other = _calibrated()
     other.server.variables["datadir"] = "/srv/other/data/"
@@ -390,3 +393,13 @@ def test_mysql_57_against_80_marks_the_moved_defaults_expected():
     assert ids["target.version"].verdict == "confounding"
     about = compare_snapshots([a, b], ["5.7", "8.0"], ["version"])
     assert by_id(about)["var.back_log"].verdict == "expected"
+
+
+def test_a_distribution_with_too_few_samples_is_not_judged():
+    """A calibration squeezed by a busy machine took 4 flush samples: no spread to compare, so not confounding."""
+    base = _calibrated()
+    few = _calibrated(scale_fsync=20.0)
+    few.server.variables["datadir"] = "/srv/other/data/"  # another server: the same-server rule does not apply
+    few.calibration.fsync_ms = few.calibration.fsync_ms.model_copy(update={"samples": 4})
+    d = by_id(compare_snapshots([base, few], ["a", "b"]))["calibration.fsync_ms"]
+    assert d.verdict == "harmless" and "fewer than 10 samples" in d.reason and "--calibrate-seconds" in d.reason

@@ -157,6 +157,16 @@ class _Judge:
             harmless = (f"within noise: the same server on every side ({self.same_server}), and {m.title} is one "
                         f"figure per run with no spread recorded, so the gap is the measuring machine's noise "
                         f"({numbers_text})")
+        elif d and self.same_server:
+            # one server, one device, one network path: samples that stand apart were taken under different load
+            d = False
+            harmless = (f"the same server on every side ({self.same_server}): its {m.title} cannot differ from "
+                        f"itself, so the samples stand apart because the machine was busier during one "
+                        f"measurement than the other ({numbers_text}); measure again when the machine is quiet")
+        elif d and m.kind == "distribution" and min(v.samples for v in vals) < ms.MIN_SAMPLES:
+            d = False
+            harmless = (f"not judged: a side has fewer than {ms.MIN_SAMPLES} samples of {m.title}, too few for a "
+                        f"spread ({numbers_text}); give the calibration more time (--calibrate-seconds)")
         elif not d and m.kind == "distribution":
             harmless = (f"within noise: the middle halves of the samples overlap or the medians are within a fifth "
                         f"of each other ({numbers_text})")

@@ -50,6 +50,9 @@ MEASURES: tuple[Measure, ...] = (
 )
 
 
+MIN_SAMPLES = 10  # a distribution with fewer samples has no middle half worth comparing
+
+
 def quantile(d: Distribution, q: float) -> Optional[float]:
     """The q-quantile of a recorded distribution from its histogram (log-interpolated inside a bin),
     or None when it has no histogram."""
