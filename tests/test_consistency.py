@@ -1,7 +1,9 @@
 """One voice (issue 23 §3): the whole rule set, run on every snapshot the tests already have — the
 bundled demo, the real public dumps of tests/fixtures/dumps/ (test_dumps_real.py) and the recorded
 flavor sets of tests/fixtures/flavors/ (test_version_matrix.py, served over the real MySQL protocol
-by tests/support/wire_server.py) — audited with both purposes and turned into a my.cnf plan, must
+by tests/support/wire_server.py), the fuzz harness's snapshot seeds and the synthetic snapshots of
+`mycnf --profile` for each profile flavor and a spread of releases, RAM, cores and disks — audited
+with both purposes and turned into a my.cnf plan, must
 speak with one voice. Each audit is checked for:
 
   (a) contradictions: two findings recommending different values or opposite directions for one
@@ -54,7 +56,17 @@ DUMPS = HERE / "fixtures" / "dumps"
 SETS_DIR = HERE / "fixtures" / "flavors"
 DUMP_MANIFEST: dict[str, dict[str, Any]] = tomllib.loads((DUMPS / "manifest.toml").read_text(encoding="utf-8"))
 SETS = sorted(p.name for p in SETS_DIR.iterdir() if (p / "variables.json").is_file())
-CORPUS = ["demo"] + [f"dump:{n}" for n in sorted(DUMP_MANIFEST)] + [f"set:{n}" for n in SETS]
+# the fuzz harness's snapshot seeds (tests/fuzz/surfaces.py), as files users could hand to --snapshot
+SEEDS = {p.name.split(".")[0]: p for p in (HERE.parent / "tests/fixtures/calibration/mariadb-10.11-tls-calibrated.snapshot.json",
+                                            HERE.parent / "tests/fixtures/mycnf/mariadb-10.11-pitfalls.snapshot.json")}
+# `mycnf --profile` inputs: (flavor, version, RAM, cores, disk), each release the profile accepts
+PROFILES = {f"{f}-{v}-{ram >> 30}G-{disk}": (f, v, ram, cores, disk) for f, v, ram, cores, disk in (
+    ("mysql", "5.7.44", 4 << 30, 2, "ssd"), ("mysql", "8.0.36", 64 << 30, 16, "nvme-plp"),
+    ("mysql", "8.4.3", 16 << 30, 8, "hdd"), ("percona", "8.0.36", 32 << 30, 8, "ssd"),
+    ("mariadb", "10.6", 8 << 30, 4, "nvme-client"), ("mariadb", "10.11", 64 << 30, 32, "nvme-plp"),
+    ("mariadb", "11.4", 2 << 30, 2, "ssd"))}
+CORPUS = (["demo"] + [f"dump:{n}" for n in sorted(DUMP_MANIFEST)] + [f"set:{n}" for n in SETS]
+          + [f"seed:{n}" for n in sorted(SEEDS)] + [f"profile:{n}" for n in sorted(PROFILES)])
 PURPOSES = ("production", "benchmark")
 CHECKS = ("a", "b", "c", "d", "e")
 
@@ -77,6 +89,15 @@ def snapshot(name: str) -> Any:
     if name == "demo":
         return api.demo_snapshot()
     kind, _, rest = name.partition(":")
+    if kind == "seed":
+        return api.read_snapshot_file(str(SEEDS[rest]))
+    if kind == "profile":
+        from advisor.knowledge import default_catalogue
+        from advisor.mycnf.profile import Profile, profile_snapshot
+
+        flavor, version, ram, cores, disk = PROFILES[rest]
+        return profile_snapshot(Profile(ram_bytes=ram, cores=cores, disk=disk, flavor=flavor, version=version,
+                                        workload="oltp"), default_catalogue())
     if kind == "dump":
         m = DUMP_MANIFEST[rest]
         return import_snapshot(str(DUMPS / rest / m["variables"]), flavor=m.get("flavor_arg"),
