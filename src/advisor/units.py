@@ -144,7 +144,7 @@ def format_evidence(path: str, v: object, unit: str | None = None) -> str:
                 return format_number(n)
         return v
     if isinstance(v, dict):
-        return ", ".join(f"{k}={x}" for k, x in v.items() if x is not None)
+        return ", ".join(f"{k}={x}" for k, x in v.items() if x is not None) or "(none)"
     if isinstance(v, (list, tuple)):
-        return ", ".join(str(x) for x in v)
+        return ", ".join(str(x) for x in v) or "(none)"
     return str(v)

@@ -119,3 +119,22 @@ class VersionRange:
 
     def __str__(self) -> str:
         return self.text
+
+    def describe(self) -> str:
+        """The range in words: '>=5.6,<9.0' is '5.6 or later, before 9.0'; '==8.0' is '8.0.x'."""
+        if self.text.strip() == "*":
+            return "any version"
+        words = {">=": "{} or later", ">": "later than {}", "<": "before {}", "<=": "{} or earlier",
+                 "!=": "other than {}", "==": "{}.x", "=": "{}.x"}
+        out = []
+        for clause in self.text.split(","):
+            m = _CLAUSE_RE.match(clause)
+            if m is None:  # not reached: __post_init__ checked every clause
+                out.append(clause.strip())
+                continue
+            op, ver = m.group(1) or "==", m.group(2)
+            if op in ("==", "=") and ver.count(".") == 2:
+                out.append(ver)
+            else:
+                out.append(words[op].format(ver))
+        return ", ".join(out)

@@ -35,6 +35,15 @@ def test_bool_literal_accepts_on_off():
     assert ev({"fact": "var.skip_name_resolve", "op": "eq", "value": False}, s)[0] is True
 
 
+def test_a_negation_gives_the_reason_it_holds_or_fails_without_denying_it():
+    """Issue 23 §3: "not (var.log_error_verbosity is present)" beside its value read as a denial of it."""
+    s = snap({"log_error_verbosity": "3"})
+    r, why = ev({"not": {"fact": "var.log_error_verbosity", "op": "exists"}}, s)
+    assert r is False and why == "var.log_error_verbosity is present"
+    r, why = ev({"not": {"fact": "var.log_error_verbosity", "op": "eq", "value": 1}}, s)
+    assert r is True and why.startswith("var.log_error_verbosity is 3") and "not (" not in why
+
+
 def test_non_numeric_value_is_unknown_not_false():
     s = snap({"sort_buffer_size": "lots"})
     r, why = ev({"fact": "var.sort_buffer_size", "op": "ge", "value": "32M"}, s)

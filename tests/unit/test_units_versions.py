@@ -74,6 +74,7 @@ def test_version_ranges():
     ("var.plugin_buffer_size", "4194304", None, "4194304"),              # not catalogued: no unit is guessed
     ("derived.tls_in_use", True, None, "yes"),
     ("derived.nondefault_variables", ["a", "b"], None, "a, b"),
+    ("derived.nondefault_variables", [], None, "(none)"),               # issue 23 §3: never "= ;"
     ("rate.Threads_created", 0.0712, "count", "0.07/s"),                 # a rate says per second
 ])
 def test_format_evidence(path, value, unit, shown):

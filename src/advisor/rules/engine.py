@@ -18,7 +18,7 @@ from advisor.rules.formulas import FORMULAS
 from advisor.rules.schema import AllOf, AnyOf, Condition, Leaf, NotOf, Rule
 from advisor.snapshot import Snapshot
 from advisor.units import format_number, format_size, whole
-from advisor.versions import Version
+from advisor.versions import Version, flavor_name
 
 
 NoteKind = Literal["dropped", "unchecked", "no_value"]
@@ -104,7 +104,8 @@ def eval_condition(cond: Condition, view: FactView) -> tuple[Optional[bool], str
         return _eval_leaf(cond, view)
     if isinstance(cond, NotOf):
         r, why = eval_condition(cond.item, view)
-        return (None if r is None else not r), (why if r is None else f"not ({why})")
+        # the inner reason states what the snapshot shows, which is why the negation holds or fails
+        return (None if r is None else not r), why
     if isinstance(cond, AllOf):
         results = [eval_condition(c, view) for c in cond.items]
         falses = [w for r, w in results if r is False]
@@ -168,9 +169,11 @@ def _applicability(rule: Rule, view: FactView) -> Optional[Outcome]:
     rng = rule.ranges.get(t.flavor)
     if rng is None:
         return Outcome(spec.id, "not_applicable",
-                       f"applies to {', '.join(spec.applies_to.flavors)}; the target is {t.flavor} {t.version}")
+                       f"applies to {', '.join(flavor_name(f) for f in spec.applies_to.flavors)}; the target is "
+                       f"{flavor_name(t.flavor)} {t.version}")
     if not rng.contains(view.version):
-        return Outcome(spec.id, "not_applicable", f"applies to {t.flavor} {rng}; the target is {t.flavor} {t.version}")
+        return Outcome(spec.id, "not_applicable", f"applies to {flavor_name(t.flavor)} {rng.describe()}; the target "
+                       f"is {flavor_name(t.flavor)} {t.version}")
     if rule.variable is not None:
         absent = _variable_absent(rule.variable, view)
         if absent:
