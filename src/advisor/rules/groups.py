@@ -25,6 +25,28 @@ from advisor.rules.schema import SEVERITY_RANK
 
 GROUPS_FILE = "groups.toml"  # beside the rule directories in the built-in catalogue
 
+# How a group becomes one finding, in words (docs/groups.md prints it; group_findings does it).
+POLICY = (
+    ("members", "A group lists at least two rules (by id; a renamed rule's alias still counts) in a declared "
+                "order; a rule is in at most one group. Every rule is still evaluated on its own and keeps its own "
+                "outcome."),
+    ("lead", "Of the members that fired, the one with the highest severity leads; among equal severities, the "
+             "one listed first. The report shows the lead's message, evidence, fix and notes."),
+    ("severity", "The group's severity is the lead's, the highest of its fired members: the severity headings, "
+                 "the Summary line's counts and `--fail-on` use it."),
+    ("recommendation", "One value per variable. `recommend = \"lead\"` (the default): the lead's recommendation "
+                       "only, as the other members' problems go away with the lead's fix. `recommend = \"merge\"`: "
+                       "the lead's, then each other fired member's settings for variables the lead does not set, "
+                       "in the declared order."),
+    ("consequences", "Every other fired member is listed under the lead with its rule id, severity and message "
+                     "(terminal: `also [rule] (severity): message`; Markdown and HTML: \"Also from the same "
+                     "cause\"; SARIF: in the lead's message, the member's own result `informational`)."),
+    ("title", "With two or more members fired the finding takes the group's title; with one, the rule's own."),
+    ("JSON", "`advisor audit --format json` keeps every rule's finding and outcome with a `group` field (the "
+             "group's id, or null), and adds `groups[]`, one entry per finding as the reports show them, and "
+             "`summary.findings`, their number (docs/report-format.md)."),
+)
+
 
 class GroupSpec(BaseModel):
     """One `[[group]]` of rules/groups.toml."""
