@@ -34,6 +34,7 @@ EXPECTED = {
         "binlog-format-statement", "autoinc-interleaved-with-statement-binlog"],
     ("dump:mysql-9.7.1-pt-mysql-summary", "production", "every-statement-logged"): [
         "general-log-enabled", "slow-log-captures-everything"],
+    ("dump:mysql-5.1.34-table", "production", "sql-mode-permissive"): ["sql-mode-not-strict", "engine-substitution-allowed"],
 }
 
 
