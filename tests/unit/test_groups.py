@@ -9,7 +9,6 @@ import copy
 import json
 import re
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -21,8 +20,6 @@ from advisor.rules.engine import Finding, Outcome
 from advisor.rules.groups import GroupSpec, GroupsFile, group_findings
 from advisor.rules.loader import GROUPS_SOURCE, load_entries, load_groups
 from tests.support.cli import invoke
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def finding(rule: str, severity: str = "warning", rec: dict | None = None, category: str = "redo") -> Finding:
