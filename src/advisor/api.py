@@ -327,7 +327,7 @@ def _judge(snapshot: Snapshot, purpose: str, catalogue: "Catalogue", ignore: lis
 
     outcomes = evaluate(snapshot, catalogue.rules, purpose, ignore, catalogue=catalogue.variables)
     report = Report(target=snapshot.target, purpose=purpose, outcomes=outcomes, missing=list(snapshot.missing),
-                    source=source, collected_at=snapshot.collected_at)
+                    source=source, collected_at=snapshot.collected_at, groups=catalogue.cause_groups())
     conn = snapshot.server.connection
     if source == "live" and conn.ssl_mode:
         report.connection = (f"{conn.transport}, TLS mode {conn.ssl_mode}"

@@ -50,6 +50,8 @@ class Summary(_Doc):
     critical: int
     warning: int
     info: int
+    findings: int = Field(description="findings as the reports show them: one per cause group with a fired member, "
+                                      "one per fired rule in no group (the length of `groups`)")
 
 
 class ReportFinding(_Doc):
@@ -65,12 +67,32 @@ class ReportFinding(_Doc):
     references: list[str]
     fix: str
     notes: list[str]
+    group: Optional[str] = Field(description="the id of the rule's cause group (rules/groups.toml, docs/groups.md); "
+                                             "null for a rule in no group")
+
+
+class ReportConsequence(_Doc):
+    rule: str
+    severity: Severity
+    message: str
+
+
+class ReportGroup(_Doc):
+    id: Optional[str] = Field(description="the cause group's id; null for a fired rule in no group")
+    title: str
+    severity: Severity = Field(description="the lead's: the highest severity among the fired members")
+    lead: str = Field(description="the rule whose finding leads: highest severity, then the group's declared order")
+    rules: list[str] = Field(description="the fired members, lead first")
+    recommendation: dict[str, str] = Field(description="one value per variable: the lead's (with the group's "
+                                                       "recommend = merge, the other members' for the other variables)")
+    consequences: list[ReportConsequence] = Field(description="the other fired members' findings, in the group's order")
 
 
 class ReportOutcome(_Doc):
     rule: str
     status: Status
     reason: str
+    group: Optional[str] = Field(description="the id of the rule's cause group; null for a rule in no group")
 
 
 class Verdict(_Doc):
@@ -95,6 +117,7 @@ class Report(_Doc):
     collected_at: str = Field(description="ISO 8601 UTC")
     summary: Summary
     findings: list[ReportFinding] = Field(description="one per fired rule, most severe first")
+    groups: list[ReportGroup] = Field(description="the findings as the reports show them, one per cause, most severe first")
     outcomes: list[ReportOutcome] = Field(description="every rule evaluated")
     missing: list[Missing]
     notes: list[str]

@@ -45,14 +45,19 @@ def test_demo_audit_page(demo):
     snap, report = demo
     page = html.audit_page(report, snap)
     groups = page.sections[0].groups
+    shown = report.finding_groups  # one finding per cause (advisor.rules.groups)
+    assert len(shown) < len(report.findings)  # the demo's benchmark audit has cause groups with consequences
     assert [g.severity for g in groups] == [s for s in ("critical", "warning", "info")
-                                            if any(f.severity == s for f in report.findings)]
-    assert sum(len(g.findings) for g in groups) == len(report.findings)
+                                            if any(fg.severity == s for fg in shown)]
+    assert sum(len(g.findings) for g in groups) == len(shown)
     text = html.render_page(page)
     assert_clean(text)
     assert chart_ids(text) == ["memory"]
-    for f in report.findings:
-        assert text.count(f'id="findings-{f.rule}"') == 1
+    for fg in shown:
+        assert text.count(f'id="findings-{fg.lead.rule}"') == 1
+        for q in fg.consequences:  # the other fired rules of the cause are listed in the lead's article
+            assert text.count(f'id="findings-{q.rule}"') == 0 and f"[{q.rule}] ({q.severity})" in text
+    assert text.count("Also from the same cause") == sum(1 for fg in shown if fg.consequences)
     # every outcome is a row of the "Every rule" table
     assert text.count('<tr class="st-') == len(report.outcomes)
     sort = next(f for f in report.findings if f.rule == "sort-buffer-oversized")
@@ -124,7 +129,7 @@ def test_fleet_page(demo):
     bad = FleetResult(FleetTarget(2, "db2", "db2", None, None), 5.0, error="cannot connect to db2:3306", exit_code=3)
     text = html.render_fleet([ok, bad], 5.1, 4)
     assert_clean(text)
-    assert "error: cannot connect to db2:3306" in text and text.count('id="t1-') == len(report.findings)
+    assert "error: cannot connect to db2:3306" in text and text.count('id="t1-') == len(report.finding_groups)
 
 
 def test_audit_of_a_calibrated_snapshot_shows_its_measurements():

@@ -42,20 +42,29 @@ def test_every_outcome_is_one_result_with_its_kind_and_level(demo_report):
     rules = run["tool"]["driver"]["rules"]
     assert [r["ruleId"] for r in run["results"]] == [o.rule for o in demo_report.outcomes]
     by_rule = {f.rule: f for f in demo_report.findings}
+    led = {g.lead.rule: g for g in demo_report.finding_groups}
+    under = {r: g for g in demo_report.finding_groups for r in g.rules[1:]}
     for res, o in zip(run["results"], demo_report.outcomes):
         assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
-        assert res["kind"] == {"fired": "fail", "passed": "pass", "not_applicable": "notApplicable",
-                               "unknown": "open"}[o.status]
+        kind = {"fired": "fail", "passed": "pass", "not_applicable": "notApplicable", "unknown": "open"}[o.status]
+        # one failing result per cause: a cause group's other fired rules are informational, pointing at the lead
+        assert res["kind"] == ("informational" if o.rule in under else kind)
         if o.status == "fired":
             f = by_rule[o.rule]
-            assert res["level"] == {"critical": "error", "warning": "warning", "info": "note"}[f.severity]
+            if o.rule in under:
+                assert res["level"] == "none" and res["properties"]["lead"] == under[o.rule].lead.rule
+            else:
+                g = led[o.rule]
+                assert res["level"] == {"critical": "error", "warning": "warning", "info": "note"}[g.severity]
+                assert all(f"Same cause: [{q.rule}] {q.message}" in res["message"]["text"] for q in g.consequences)
+                assert res["properties"]["recommendation"] == g.recommendation
             assert res["message"]["text"].startswith(f.message)
             names = [loc["logicalLocations"][0]["name"] for loc in res["locations"]]
             assert names == (list(f.variables) or ["10.10.1.12:3306"])
         else:
             assert res["level"] == "none" and res["message"]["text"] == o.reason
     fails = [r for r in run["results"] if r["kind"] == "fail"]
-    assert len(fails) == len(demo_report.findings) > 0
+    assert len(fails) == len(demo_report.finding_groups) > 0 and under  # the demo has a group with consequences
     # the seed's sort buffer finding sits at the server's variable
     sort = next(r for r in fails if r["ruleId"] == "sort-buffer-oversized")
     assert sort["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "10.10.1.12:3306/sort_buffer_size"

@@ -62,6 +62,7 @@ class FindingView:
     notes: tuple[str, ...]
     references: tuple[str, ...]
     explain: str
+    consequences: tuple[Row, ...] = ()  # a cause group's other fired rules: "[rule] (severity)" -> message
 
 
 @dataclass(frozen=True)
@@ -137,16 +138,23 @@ def render_page(page: Page) -> str:
 
 # ---------------------------------------------------------------- audit
 
-def finding_view(f: Any) -> FindingView:
+def finding_view(item: Any) -> FindingView:
+    """A Finding (or a watch verdict read like one), or a FindingGroup: its lead with the group's title,
+    recommendation and consequences (advisor.rules.groups)."""
+    f = getattr(item, "lead", item)
+    grouped = f is not item
+    rec = item.recommendation if grouped else f.recommendation
     return FindingView(
-        rule=f.rule, severity=f.severity, title=f.title, message=f.message, category=f.category,
+        rule=f.rule, severity=f.severity, title=item.title, message=f.message, category=f.category,
         evidence=tuple(Row(k, format_evidence(k, v)) for k, v in f.evidence.items()),
-        recommendation=tuple(Row(k, str(v)) for k, v in f.recommendation.items()),
+        recommendation=tuple(Row(k, str(v)) for k, v in rec.items()),
         fix=(f.fix,) if f.fix else (), notes=tuple(f.notes), references=tuple(f.references),
-        explain=f"advisor explain {f.rule}")
+        explain="advisor explain " + (" / ".join(item.rules) if grouped else f.rule),
+        consequences=tuple(Row(f"[{q.rule}] ({q.severity})", q.message) for q in item.consequences) if grouped else ())
 
 
 def findings_groups(findings: Sequence[Any]) -> list[Group]:
+    """Findings, or a report's finding_groups (one per cause), under their severities."""
     groups = []
     for sev, label in SEVERITIES:
         fs = tuple(finding_view(f) for f in findings if f.severity == sev)
@@ -160,7 +168,7 @@ _STATUS_LABEL = {"fired": "fired", "passed": "passed", "not_applicable": "not ap
 
 def audit_page(report: "Report", snap: Optional["Snapshot"] = None) -> Page:
     t = report.target
-    counts, sev = report.counts(), report.severity_counts()
+    counts, sev = report.counts(), report.finding_severity_counts()
     source = "live" if report.source == "live" else f"from {report.source}"
     page = Page(title=f"advisor audit — {t.title}",
                 subtitle=f"purpose: {report.purpose} · {source}"
@@ -170,7 +178,7 @@ def audit_page(report: "Report", snap: Optional["Snapshot"] = None) -> Page:
                        Stat("info", str(sev["info"]), "info"), Stat("passed", str(counts["passed"])),
                        Stat("not applicable", str(counts["not_applicable"])), Stat("unknown", str(counts["unknown"]))],
                 footer=f"advisor {__version__} · report contract advisor.report/1 (JSON: --format json)")
-    findings = Section("findings", "Findings", groups=findings_groups(report.findings))
+    findings = Section("findings", "Findings", groups=findings_groups(report.finding_groups))
     if not report.findings:
         findings.paragraphs.append("No rule fired.")
     page.sections.append(findings)
@@ -290,7 +298,7 @@ def fleet_page(results: Sequence[Any], wall_seconds: float, jobs: int,
     if rollup is not None:
         page.sections += rollup_sections(rollup)
     for r in ok:
-        groups = findings_groups(r.report.findings)
+        groups = findings_groups(r.report.finding_groups)
         sec = Section(f"t{r.target.line}", f"{r.target.text} — {r.report.target.flavor} {r.report.target.version}",
                       groups=groups)
         if not groups:

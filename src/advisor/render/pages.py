@@ -293,11 +293,13 @@ PAGE_DIRS = tuple(k.plural for k in KINDS.values()) + ("watch",)
 
 def all_pages(catalogue: Catalogue) -> dict[str, str]:
     """The catalogue's pages and the watch verdicts' pages (docs/watch/)."""
+    from advisor.render.groups_page import groups_page
     from advisor.render.severity_page import severity_page
     from advisor.render.watch_pages import verdict_pages
     from advisor.watch.verdicts import load_verdicts
 
-    return {**pages(catalogue), **verdict_pages(), "severity.md": severity_page(catalogue.of("rule"), load_verdicts())}
+    return {**pages(catalogue), **verdict_pages(), "severity.md": severity_page(catalogue.of("rule"), load_verdicts()),
+            "groups.md": groups_page(catalogue.cause_groups(), catalogue.of("rule"))}
 
 
 def write_pages(docs_dir: str, catalogue: Catalogue) -> list[Path]:

@@ -79,21 +79,43 @@ def run_dict(report: Any, rules: Sequence[Any]) -> dict[str, Any]:
 
     server_loc = {"logicalLocations": [{"index": 0, "name": server, "fullyQualifiedName": server, "kind": "resource"}]}
     findings = {f.rule: f for f in report.findings}
+    groups = report.finding_groups
+    led = {g.lead.rule: g for g in groups}  # rule -> the finding it leads
+    under = {f.rule: g for g in groups for f in g.members[1:]}  # rule -> the finding it is a consequence of
     results = []
     for o in report.outcomes:
         if o.rule not in index:
             continue
         f = findings.get(o.rule) if o.status == "fired" else None
         res: dict[str, Any] = {"ruleId": o.rule, "ruleIndex": index[o.rule], "kind": KIND[o.status]}
-        if f is not None:
-            res["level"] = LEVEL[f.severity]
-            text = f.message + (f" Recommended: {', '.join(f'{k} = {v}' for k, v in f.recommendation.items())}."
-                                if f.recommendation else "") + (f" Fix: {f.fix}" if f.fix else "")
-            res["message"] = {"text": text}
+        if f is not None and o.rule in under:  # one result fails per cause: the others are informational
+            g = under[o.rule]
+            res["kind"] = "informational"
+            res["level"] = "none"
+            res["message"] = {"text": f"{f.message} (Same cause as {g.lead.rule}, cause group {g.id}: reported there.)"}
             res["locations"] = [var_loc(v) for v in f.variables] or [server_loc]
             res["properties"] = {"title": f.title, "category": f.category, "severity": f.severity,
+                                 "group": g.id, "lead": g.lead.rule,
                                  "evidence": {k: format_evidence(k, v) for k, v in f.evidence.items()},
                                  "recommendation": dict(f.recommendation), "notes": list(f.notes)}
+        elif f is not None:
+            g = led.get(o.rule)
+            rec = g.recommendation if g is not None else f.recommendation
+            also = g.consequences if g is not None else ()
+            res["level"] = LEVEL[g.severity if g is not None else f.severity]
+            text = f.message + "".join(f" Same cause: [{q.rule}] {q.message}" for q in also) \
+                + (f" Recommended: {', '.join(f'{k} = {v}' for k, v in rec.items())}." if rec else "") \
+                + (f" Fix: {f.fix}" if f.fix else "")
+            res["message"] = {"text": text}
+            res["locations"] = [var_loc(v) for v in f.variables] or [server_loc]
+            res["properties"] = {"title": g.title if g is not None else f.title, "category": f.category,
+                                 "severity": f.severity,
+                                 "evidence": {k: format_evidence(k, v) for k, v in f.evidence.items()},
+                                 "recommendation": dict(rec), "notes": list(f.notes)}
+            if also:
+                res["properties"]["group"] = g.id
+                res["properties"]["consequences"] = [{"rule": q.rule, "severity": q.severity, "message": q.message}
+                                                     for q in also]
         else:
             res["level"] = "none"
             res["message"] = {"text": o.reason or o.status}

@@ -1,5 +1,6 @@
 """Plain-text report for a terminal: findings grouped by severity with their evidence numbers
-and recommendation, then a summary of outcomes. Colour only when asked (the CLI asks on a TTY)."""
+and recommendation, one per cause (a cause group's lead, its other fired rules as "also" lines), then a
+summary of outcomes. Colour only when asked (the CLI asks on a TTY)."""
 
 from __future__ import annotations
 
@@ -65,30 +66,33 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
     elif report.connection:
         lines.append(c("dim", wrap(f"connected over {report.connection}", "")))
     lines.append("")
-    findings = report.findings
-    if not findings:
+    grouped = report.finding_groups
+    if not grouped:
         lines.append("No findings.")
     for sev in ("critical", "warning", "info"):
-        group = [f for f in findings if f.severity == sev]
-        if not group:
+        at = [g for g in grouped if g.severity == sev]
+        if not at:
             continue
-        lines.append(c(sev, f"{sev.upper()} ({len(group)})"))
-        for f in group:
-            head = wrap(f"[{f.rule}] {f.title}", "  ", "    ")
+        lines.append(c(sev, f"{sev.upper()} ({len(at)})"))
+        for g in at:
+            f = g.lead
+            head = wrap(f"[{f.rule}] {g.title}", "  ", "    ")
             tag = f"  [{f.rule}] "
             lines.append(c(sev, tag) + c("bold", head[len(tag):]) if head.startswith(tag) else c(sev, head))
             lines.append(wrap(f.message, "    "))
             if f.evidence:
                 ev = "; ".join(f"{k} = {format_evidence(k, v, f.units.get(k))}" for k, v in f.evidence.items())
                 lines.append(wrap("evidence: " + ev, "    "))
-            if f.recommendation:
-                rec = ", ".join(f"{k} = {v}" for k, v in f.recommendation.items())
+            for q in g.consequences:  # the other fired rules of the same cause
+                lines.append(wrap(f"also [{q.rule}] ({q.severity}): {q.message}", "    ", "      "))
+            if g.recommendation:
+                rec = ", ".join(f"{k} = {v}" for k, v in g.recommendation.items())
                 lines.append(wrap("recommend: " + rec, "    "))
             if f.fix:
                 lines.append(wrap("fix: " + f.fix, "    "))
             for n in f.notes:
                 lines.append(wrap(f"note: {n}", "    "))
-            lines.append(c("dim", wrap(f"see: advisor explain {f.rule}", "    ")))
+            lines.append(c("dim", wrap(f"see: advisor explain {' / '.join(g.rules)}", "    ")))
             lines.append("")
     if measured:
         lines.append(c("bold", "MEASURED") + (f" (calibration {report.calibration.get('mode')}, "
@@ -96,9 +100,11 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
         lines += [f"  {x}" if x else "" for x in measured]
         lines.append("")
     counts = report.counts()
-    sev = report.severity_counts()
-    summary = wrap(f"Summary: {counts['fired']} fired ({sev['critical']} critical, {sev['warning']} warning, "
-                   f"{sev['info']} info), {counts['passed']} passed, {counts['not_applicable']} not applicable, "
+    sev = report.finding_severity_counts()
+    n = len(grouped)
+    causes = "" if n == counts["fired"] else f" from {counts['fired']} fired rules"
+    summary = wrap(f"Summary: {n} finding{'' if n == 1 else 's'} ({sev['critical']} critical, {sev['warning']} warning, "
+                   f"{sev['info']} info){causes}, {counts['passed']} passed, {counts['not_applicable']} not applicable, "
                    f"{counts['unknown']} unknown.", "")
     lines.append(c("bold", "Summary: ") + summary[len("Summary: "):])
     unknown = [o for o in report.outcomes if o.status == "unknown"]

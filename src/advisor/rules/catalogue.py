@@ -31,14 +31,24 @@ class Catalogue:
     `checks`) on first use."""
 
     def __init__(self, variables: VariableCatalogue, rules: Iterable[Rule] = (), sizers: Iterable[Any] = (),
-                 checks: Iterable[Any] = (), generated: Iterable[str] = (), *, others: Optional[Others] = None):
+                 checks: Iterable[Any] = (), generated: Iterable[str] = (), *, others: Optional[Others] = None,
+                 groups: Iterable[Any] = ()):
         self.variables = variables
         self.rules: tuple[Rule, ...] = tuple(rules)
+        self.groups: tuple[Any, ...] = tuple(groups)  # advisor.rules.groups.GroupSpec: the cause groups
         self.generated: tuple[str, ...] = tuple(generated)
         given = {"sizer": tuple(sizers), "check": tuple(checks)}
         self._others: Others = others if others is not None else (lambda: given)
         self._loaded: Optional[dict[str, tuple[Any, ...]]] = None
         _check_unique(self.rules)
+
+    def cause_groups(self) -> tuple[Any, ...]:
+        """The cause groups with each member named by its rule's current id (a member listed by an alias
+        of a renamed rule stays in its group)."""
+        current = {a: r.id for r in self.rules for a in r.spec.aliases}
+        if not any(m in current for g in self.groups for m in g.members):
+            return self.groups
+        return tuple(g.model_copy(update={"members": [current.get(m, m) for m in g.members]}) for g in self.groups)
 
     def _load_others(self) -> dict[str, tuple[Any, ...]]:
         if self._loaded is None:
@@ -73,7 +83,7 @@ class Catalogue:
 
     def with_rules(self, rules: Iterable[Rule]) -> "Catalogue":
         """The same catalogue with other rules (the other kinds as they are)."""
-        return Catalogue(self.variables, rules, generated=self.generated, others=self._load_others)
+        return Catalogue(self.variables, rules, generated=self.generated, others=self._load_others, groups=self.groups)
 
 
 def _check_unique(entries: Iterable[Any]) -> None:
@@ -105,10 +115,11 @@ def with_precedence(rules: Sequence[Rule], made: Sequence[Rule]) -> list[Rule]:
 
 def build_catalogue(variables: VariableCatalogue, rules: Iterable[Rule], sizers: Iterable[Any] = (),
                     checks: Iterable[Any] = (), generators: Iterable[RuleGenerator] = RULE_GENERATORS, *,
-                    others: Optional[Others] = None, generated: Optional[Sequence[Rule]] = None) -> Catalogue:
+                    others: Optional[Others] = None, generated: Optional[Sequence[Rule]] = None,
+                    groups: Iterable[Any] = ()) -> Catalogue:
     """The catalogue from loaded entries plus the generated rule families (`generated`: their rules made
     already, e.g. from the loader's cache; `others` loads the sizers and checks on first use instead of
     `sizers` and `checks`)."""
     rules = list(rules)
     made = with_precedence(rules, generate(variables, generators) if generated is None else generated)
-    return Catalogue(variables, [*rules, *made], sizers, checks, [r.id for r in made], others=others)
+    return Catalogue(variables, [*rules, *made], sizers, checks, [r.id for r in made], others=others, groups=groups)

@@ -26,7 +26,8 @@ PathLike = Union[str, Path, Any]  # Any: importlib.resources Traversable
 
 EXAMPLE_ROOTS = ("var", "status", "server", "host", "client", "calibration")
 # Catalogue directories that hold other kinds of entries than audit rules (advisor.watch.verdicts).
-NOT_RULES = ("rules/watch/",)
+NOT_RULES = ("rules/watch/", "rules/groups.toml")
+GROUPS_SOURCE = "rules/groups.toml"  # the cause groups (advisor.rules.groups)
 
 
 def _fmt_loc(loc: Iterable[Any]) -> str:
@@ -262,12 +263,13 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
             raise RuleLoadError(f"rule directory {p} does not exist or is not a directory.",
                                 "pass --rules with a directory of .toml rule files.")
         roots.append((str(p), p))
-    files = [(source, f) for label, root in roots for source, f in _iter_toml(root, label)
-             if not source.startswith(NOT_RULES)]
+    every = [(source, f) for label, root in roots for source, f in _iter_toml(root, label)]
+    files = [(source, f) for source, f in every if not source.startswith(NOT_RULES)]
+    group_files = [(source, f) for source, f in every if source == GROUPS_SOURCE]
     here = Path(__file__).resolve().parent
     from advisor.cache import cached, code_files
 
-    inputs = files + code_files(here, here.parent / "knowledge")
+    inputs = files + group_files + code_files(here, here.parent / "knowledge")
     validated: list[tuple[list[Rule], dict[str, list[Any]]]] = []
 
     def validate() -> tuple[list[Rule], dict[str, list[Any]]]:
@@ -281,7 +283,23 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
     rules = cached("catalogue", inputs, lambda: validate()[0], lambda x: isinstance(x, list))
     made = cached("generated", inputs, lambda: generate(variables), lambda x: isinstance(x, list)) \
         if variables is default_catalogue() else None
-    return build_catalogue(variables, rules, others=others, generated=made)
+    groups = cached("groups", inputs, lambda: load_groups(group_files), lambda x: isinstance(x, tuple))
+    return build_catalogue(variables, rules, others=others, generated=made, groups=groups)
+
+
+def load_groups(files: Iterable[tuple[str, Any]]) -> tuple[Any, ...]:
+    """The cause groups (rules/groups.toml, advisor.rules.groups) as GroupSpecs; errors name the file and field."""
+    from advisor.rules.groups import GroupsFile
+
+    out: list[Any] = []
+    for source, f in files:
+        try:
+            out += GroupsFile.model_validate(_toml(_text(f, source), source)).group
+        except ValidationError as e:
+            err = e.errors()[0]
+            raise RuleLoadError(f"{source}: {_fmt_loc(err['loc']) or 'file'}: {err['msg']}.",
+                                "see the comment at the top of rules/groups.toml for the shape of a group.") from None
+    return tuple(out)
 
 def _text(f: Any, source: str) -> str:
     try:
