@@ -98,6 +98,12 @@ METAVARS: dict[str, str] = {
     "--ssh": "<[user@]host>", "--ssh-option": "<option>", "--sysbench": "<command>", "--ram": "<size>",
     "--cores": "<count>", "--jobs": "<count>", "--cnf": "<file>", "--variables": "<file>",
 }
+# Positional arguments, by parameter name: what they take ("…": repeatable); an argument with
+# choices (schema NAME) keeps its list of choices
+ARG_METAVARS: dict[str, str] = {
+    "command": "<command>…", "inputs": "<snapshot|dump|server>…", "targets": "<inventory>", "directory": "<dir>",
+    "rule_id": "<id>",
+}
 GENERIC = {"<str>", "<int>", "<float>", "<path>", "<text>"}
 
 
@@ -108,8 +114,20 @@ def _placeholders(cmd: object) -> None:
     for p in getattr(cmd, "params", []):
         if getattr(p, "is_flag", False) or getattr(p, "metavar", None):
             continue
+        if getattr(p, "param_type_name", "") == "argument":
+            shown = ARG_METAVARS.get(p.name or "")
+            if shown and type(p.type).__name__ == "StringParamType":
+                import copy
+
+                # the name column and the usage line show the placeholder; the type column, where
+                # typer prints <{type.name}> (<str>), stays empty
+                p.metavar = shown
+                named = copy.copy(p.type)
+                named.__class__ = type("Placeholder", (type(p.type),), {"get_metavar": lambda self, *a, **k: ""})
+                p.type = named
+            continue
         name = next((o for o in getattr(p, "opts", []) if o.startswith("--")), None)
-        if name in METAVARS:  # arguments keep typer's own {name}... form
+        if name in METAVARS:
             p.metavar = METAVARS[name]
 
 

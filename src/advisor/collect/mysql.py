@@ -164,7 +164,10 @@ def _whole(value: Any) -> Optional[int]:
 
 
 def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
-                sleep: Callable[[float], None] = time.sleep) -> RawServer:
+                sleep: Callable[[float], None] = time.sleep,
+                progress: Optional[Callable[[str, float, float], None]] = None) -> RawServer:
+    """`progress(what, elapsed, total)`: told about every half second while the status sample waits
+    (the terminal's progress line; None: one sleep)."""
 
     raw = RawServer()
     r = _Reader(conn, ep, raw)
@@ -189,8 +192,13 @@ def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
         raw.tidb_bench_config = r.rows(Q_TIDB_BENCH_CONFIG, "tidb_bench_config", fatal=False)
     if sample_seconds > 0:
         remaining = sample_seconds - (time.monotonic() - t0)
-        if remaining > 0:
-            sleep(remaining)
+        while remaining > 0:
+            if progress is not None:
+                progress("sampling status", sample_seconds - remaining, sample_seconds)
+            sleep(min(remaining, 0.5) if progress is not None else remaining)
+            remaining = sample_seconds - (time.monotonic() - t0)
+        if progress is not None:
+            progress("sampling status", sample_seconds, sample_seconds)
         raw.status_after = [(str(a), b) for a, b in (r.rows(Q_STATUS, "status_after", fatal=True) or [])]
         raw.interval_seconds = time.monotonic() - t0
     # last, after every status read: information_schema queries create temporary tables, which a
