@@ -135,3 +135,12 @@ def flush_bound_commits_per_s(v: FactView) -> Any:
     if p50 <= 0:
         return Unknown("the measured flush latency was 0 ms")
     return 1000.0 / p50
+
+
+@FACTS.define("commit_wait_ms", "What a durable commit waits for beyond the round trip, as the opt-in commit probe "
+              "measured it: commit p50 ms − round-trip p50 ms (at least 0); the flush the commit waits for when the "
+              "flush probe could not run (a server on another host).", unit="ms")
+def commit_wait_ms(v: FactView) -> Any:
+    commit = v.need_num("calibration.commit_ms.p50")
+    rtt = v.num_or("calibration.rtt_ms.p50", 0.0)
+    return max(0.0, commit - rtt)
