@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping, Optional, get_args, get_origin
 
 from pydantic import BaseModel
 
+from advisor.measure import calibration_spread
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.snapshot import Snapshot
 from advisor.units import format_number, format_size, parse_bool, try_number
@@ -64,12 +65,16 @@ DerivedFn = Callable[["FactView"], Any]
 DERIVED_UNITS = ("", "bytes", "count", "seconds", "ms", "h", "fraction", "ratio", "Mb/s", "MB/s", "1/s")
 
 
+SpreadFn = Callable[["FactView"], Optional[tuple[float, float]]]
+
+
 @dataclass(frozen=True)
 class Derived:
     name: str
     fn: DerivedFn
     doc: str
     unit: str = ""
+    spread: Optional[SpreadFn] = None  # a fact computed from a measurement: the range its spread maps to
 
 
 class FactSet:
@@ -79,14 +84,15 @@ class FactSet:
     def __init__(self) -> None:
         self.facts: dict[str, Derived] = {}
 
-    def define(self, name: str, doc: str, unit: str = "") -> Callable[[DerivedFn], DerivedFn]:
+    def define(self, name: str, doc: str, unit: str = "",
+               spread: Optional[SpreadFn] = None) -> Callable[[DerivedFn], DerivedFn]:
         if unit not in DERIVED_UNITS:
             raise ValueError(f"derived fact {name}: unit {unit!r} is not one of {', '.join(DERIVED_UNITS)}")
 
         def deco(fn: DerivedFn) -> DerivedFn:
             if name in self.facts:
                 raise ValueError(f"derived fact {name} defined twice")
-            self.facts[name] = Derived(name, fn, " ".join(doc.split()), unit)
+            self.facts[name] = Derived(name, fn, " ".join(doc.split()), unit, spread)
             return fn
         return deco
 
@@ -181,6 +187,19 @@ class FactView:
         if key not in self._cache:
             self._cache[key] = compute()
         return self._cache[key]
+
+    def spread(self, path: str) -> Optional[tuple[float, float]]:
+        """How much a measured fact varied, as (low, high): the middle half of a calibration probe's
+        samples (advisor.measure.calibration_spread), or what a derived fact computed from one declares;
+        None for facts that are no measurement or whose spread was not recorded. The engine calls a
+        comparison whose answer differs between low and high uncertain (STYLE 23)."""
+        if path.startswith("calibration."):
+            return calibration_spread(self.snapshot.calibration, path[len("calibration."):])
+        if path.startswith("derived."):
+            d = self.derived.get(path[len("derived."):])
+            if d is not None and d.spread is not None:
+                return self.memo("spread:" + path, lambda: d.spread(self))  # type: ignore[misc]
+        return None
 
     def unit(self, path: str) -> Optional[str]:
         """The unit of a fact: the catalogue's for var.*, the declared one for derived.*, count for

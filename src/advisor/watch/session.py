@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional, Protocol
 from advisor import __version__
 from advisor.collect.connection import ConnectionOptions, Endpoint
 from advisor.watch.counters import host_interval, server_interval
-from advisor.watch.model import (UNITS, AuditFinding, AuditInfo, CommandInfo, Interval, Missing, NicSetup,
+from advisor.watch.model import (UNITS, AuditFinding, AuditInfo, CommandInfo, Interval, Missing, NicSetup, ServerSyncs, SyncProbe,
                                  SysbenchReport, Target, WatchRun, WatchSetup)
 from advisor.watch.sysbench_out import parse_report_line, parse_summary
 
@@ -28,6 +28,8 @@ SLICE_S = 0.1
 MIN_FINAL_S = 0.2  # a last interval shorter than this is noise, not a measurement
 OUTPUT_TAIL = 400  # lines of the command's output kept for its final summary
 STALE_INTERVALS, STALE_MIN_S = 3, 5.0  # a host sample older than this (a stream that stopped) is not used
+SYNC_PROBE_S, SYNC_PROBE_SAMPLES = 0.25, 100  # the commit-flush probe at the start: at most this long, this many
+SYNC_PER_INTERVAL, SYNC_MIN_DURING = 2, 6  # flushes of each kind timed per interval; enough to use those alone
 
 
 class Live(Protocol):
@@ -101,6 +103,13 @@ class Session:
         self._tail: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL)
         self._lock = threading.Lock()
         self._t0 = time.monotonic()
+        self._flush_timer: Any = None
+        self._flush_fstype: Optional[str] = None
+        self._flush_parent = ""
+        self._sync_over: list[float] = []
+        self._sync_grow: list[float] = []
+        self._sync_start = 0
+        self._file_waits: Any = None
 
     # ------------------------------------------------------------------ setup
     def _audit(self) -> tuple[Any, AuditInfo]:
@@ -181,6 +190,93 @@ class Session:
             setup.client_host = build_host_setup(self.client_src.doc, "client", "local", "read on this machine", {},
                                                  nics)
 
+    def _commit_sync(self, snap: Any, setup: WatchSetup) -> None:
+        """Time what a durable commit's flushes cost the thread that waits for them, when the server's
+        host is this machine: two temp files beside the datadir (advisor.collect.calibrate_probes.FlushTimer,
+        removed in close()), flushed for at most SYNC_PROBE_S now, then SYNC_PER_INTERVAL overwrites and
+        appends each interval while the benchmark runs (_sample); _sync_summary records them."""
+        from advisor.collect.calibrate_base import ProbeSkipped
+        from advisor.collect.calibrate_probes import FlushTimer, _fstype, flush_dir
+        from advisor.collect.host import server_dirs
+        from advisor.watch.hosts import LocalHost
+
+        if not isinstance(self.server_src, LocalHost):
+            setup.missing.append(Missing(fact="commit_sync", reason=(
+                "the server's host is not this machine, so the flush a commit waits for was not timed")))
+            return
+        datadir = server_dirs(snap.server.variables).get("datadir")
+        if not datadir:
+            setup.missing.append(Missing(fact="commit_sync", reason="the server reports no datadir"))
+            return
+        t0 = time.monotonic()
+        try:
+            parent = flush_dir(os.path.realpath(datadir))
+            self._flush_timer = FlushTimer(parent)
+            self._flush_parent, self._flush_fstype = parent, _fstype(datadir)
+            while time.monotonic() < t0 + SYNC_PROBE_S and len(self._sync_over) < SYNC_PROBE_SAMPLES:
+                self._sync_over.append(self._flush_timer.overwrite())
+                self._sync_grow.append(self._flush_timer.append())
+        except ProbeSkipped as e:
+            setup.missing.append(Missing(fact="commit_sync", reason=f"the flush a commit waits for was not timed: {e.reason}"))
+        except OSError as e:
+            self._stop_flush_timer()
+            setup.missing.append(Missing(fact="commit_sync", reason=(
+                f"the flush a commit waits for was not timed: a temp file beside {datadir} failed ({e.strerror})")))
+        self._sync_start = len(self._sync_over)
+        self._sync_summary(setup)
+
+    def _time_flushes(self) -> None:
+        """SYNC_PER_INTERVAL timed flushes of each kind while the benchmark runs (under its load)."""
+        if self._flush_timer is None:
+            return
+        try:
+            for _ in range(SYNC_PER_INTERVAL):
+                self._sync_over.append(self._flush_timer.overwrite())
+                self._sync_grow.append(self._flush_timer.append())
+        except OSError:
+            self._stop_flush_timer()
+
+    def _server_syncs(self, setup: WatchSetup) -> None:
+        """setup.server_syncs: the server's own flush waits between the start and the end of the watch."""
+        from advisor.watch.server import read_file_waits
+
+        if not self._file_waits or self.server.conn is None:
+            return
+        end = read_file_waits(self.server.conn)
+        if not end:
+            return
+        out = {}
+        for k, (n1, t1) in end.items():
+            n0, t0 = self._file_waits.get(k, (0, 0))
+            if n1 > n0:
+                out[k] = ServerSyncs(count=n1 - n0, ms_each=round((t1 - t0) / (n1 - n0) / 1e9, 4))
+        setup.server_syncs = out or None
+
+    def _stop_flush_timer(self) -> None:
+        if self._flush_timer is not None:
+            self._flush_timer.close()
+            self._flush_timer = None
+
+    def _sync_summary(self, setup: WatchSetup) -> None:
+        """setup.commit_sync from the flushes timed during the run, or from the start's when fewer than
+        SYNC_MIN_DURING were (a short watch)."""
+        from advisor.measure import percentile
+
+        if not self._sync_over:
+            return
+        during = len(self._sync_over) - self._sync_start
+        lo = self._sync_start if during >= SYNC_MIN_DURING else 0
+        over, grow = self._sync_over[lo:], self._sync_grow[lo:]
+
+        def r(xs: list[float], q: float) -> Optional[float]:
+            v = percentile(xs, q)
+            return None if v is None else round(v, 4)
+        setup.commit_sync = SyncProbe(path=self._flush_parent, fstype=self._flush_fstype,
+                                      samples=len(over), p50=r(over, 50), p25=r(over, 25), p75=r(over, 75),
+                                      p99=r(over, 99), append_samples=len(grow), append_p50=r(grow, 50),
+                                      append_p25=r(grow, 25), append_p75=r(grow, 75),
+                                      during_run=lo > 0)
+
     def _setup(self) -> tuple[WatchRun, Any]:
         o = self.opts
         snap, audit = self._audit()
@@ -194,6 +290,9 @@ class Session:
             display, sb = mask_command(o.command)
             setup.command = CommandInfo(display=display, sysbench=sb)
         self._hosts(snap, setup)
+        self._commit_sync(snap, setup)
+        from advisor.watch.server import read_file_waits
+        self._file_waits = read_file_waits(self.conn)
         run = WatchRun(advisor_version=__version__, started_at=now_iso(), setup=setup, units=dict(UNITS))
         return run, snap
 
@@ -219,6 +318,8 @@ class Session:
         if self.client_src is not None and self.client_src is not self.server_src:
             out["client_host"] = self.client_src.sample()
         out["cpu"] = time.process_time()
+        if self.command is not None and self.command.poll() is None:
+            self._time_flushes()  # after the counters: its own CPU time is the watcher's, not the interval's
         return out
 
     def _interval(self, run: WatchRun, index: int, prev: dict[str, Any], cur: dict[str, Any],
@@ -336,6 +437,9 @@ class Session:
         run.ended_at = now_iso()
         run.duration_s = round(prev["mono"] - t0, 3)
         run.watcher_cpu_s = round(sum(iv.watcher_cpu_s for iv in run.intervals), 4)
+        self._sync_summary(run.setup)
+        self._stop_flush_timer()
+        self._server_syncs(run.setup)
         self._finish_command(run, stop)
 
     def _finish_command(self, run: WatchRun, stop: _Stop) -> None:
@@ -353,6 +457,7 @@ class Session:
         self.interrupt_signal = stop.signum
 
     def close(self) -> None:
+        self._stop_flush_timer()
         if self.command is not None and self.command.proc is not None and self.command.poll() is None:
             self.command.stop()
         for src in {id(s): s for s in (self.server_src, self.client_src) if s is not None}.values():
