@@ -12,7 +12,7 @@ from typing import Any
 
 from advisor import __version__
 from advisor.rules.engine import Finding, Outcome
-from advisor.rules.schema import SEVERITY_RANK
+from advisor.rules.conditions import SEVERITY_RANK
 from advisor.snapshot import Missing, Target
 
 REPORT_SCHEMA = "advisor.report/1"
