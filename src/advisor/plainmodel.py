@@ -77,7 +77,8 @@ class SnapshotModel:
         d = self.__dict__
         for name, spec in self.model_fields.items():
             if name in values:
-                d[name] = values.pop(name)
+                v = values.pop(name)
+                d[name] = _nested(spec.annotation, v) if isinstance(v, (dict, list)) else v
             elif spec.default_factory is not None:
                 d[name] = spec.default_factory()
             elif spec.default is not _UNSET:
@@ -95,6 +96,10 @@ class SnapshotModel:
         if isinstance(obj, cls):
             return obj
         return _from_twin(pydantic_twin(cls).model_validate(obj))
+
+    @classmethod
+    def model_validate_json(cls, text: str) -> Any:
+        return _from_twin(pydantic_twin(cls).model_validate_json(text))
 
     @classmethod
     def model_json_schema(cls, **kw: Any) -> dict[str, Any]:
@@ -133,6 +138,27 @@ class SnapshotModel:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.__dict__.items())})"
+
+
+def _nested(ann: Any, v: Any) -> Any:
+    """A dict given for a field of a model type (or lists and dicts of them) as that model, as
+    pydantic's constructor would turn it; no other conversion or check."""
+    import typing
+
+    args = typing.get_args(ann)
+    if typing.get_origin(ann) is typing.Union:
+        models = [a for a in args if isinstance(a, type) and issubclass(a, SnapshotModel)]
+        if len(models) != 1:
+            return v
+        ann, args = models[0], ()
+    if isinstance(ann, type) and issubclass(ann, SnapshotModel):
+        return ann(**v) if isinstance(v, dict) else v
+    origin = typing.get_origin(ann)
+    if origin is list and args and isinstance(v, list):
+        return [_nested(args[0], x) if isinstance(x, (dict, list)) else x for x in v]
+    if origin is dict and len(args) == 2 and isinstance(v, dict):
+        return {k: _nested(args[1], x) if isinstance(x, (dict, list)) else x for k, x in v.items()}
+    return v
 
 
 def _dump(v: Any, exclude_none: bool, sub: Any = None) -> Any:
