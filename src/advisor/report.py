@@ -14,8 +14,8 @@ from typing import Any
 
 from advisor import __version__
 from advisor.rules.engine import Finding, Outcome
+from advisor.rules.conditions import SEVERITY_RANK
 from advisor.rules.groups import FindingGroup, GroupSpec, group_findings, membership
-from advisor.rules.schema import SEVERITY_RANK
 from advisor.snapshot import Missing, Target
 
 REPORT_SCHEMA = "advisor.report/1"

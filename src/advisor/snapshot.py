@@ -1,4 +1,4 @@
-"""The snapshot: every fact the rules can read, as a versioned pydantic model.
+"""The snapshot: every fact the rules can read, as a versioned model (validated by pydantic when read from JSON).
 
 A snapshot is a file (`advisor collect -o snap.json`), so an audit can be replayed offline and
 gives the same findings as the live run. Every section records what could not be collected and
@@ -12,15 +12,16 @@ Fact paths used by rules (see advisor.rules.facts) address this model with dots:
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
 from advisor.versions import flavor_name
 
 SCHEMA_VERSION = 1
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=False, defer_build=True)
+from advisor.plainmodel import Field, SnapshotModel, field_validator, pydantic_twin  # noqa: F401 (re-exported)
+
+
+class _Model(SnapshotModel):
+    pass
 
 
 class Missing(_Model):

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules.risky import risky_rules
-from advisor.rules.schema import Rule
+from advisor.rules.conditions import Rule
 
 RuleGenerator = Callable[[VariableCatalogue], Iterable[Rule]]
 RULE_GENERATORS: tuple[RuleGenerator, ...] = (risky_rules,)

@@ -15,7 +15,7 @@ from advisor.rules import ops
 from advisor.rules.derived import DERIVED
 from advisor.rules.facts import FactMissing, FactView, Unknown, json_value, render_template
 from advisor.rules.formulas import FORMULAS
-from advisor.rules.schema import AllOf, AnyOf, Condition, Leaf, NotOf, Rule
+from advisor.rules.conditions import AllOf, AnyOf, Condition, Leaf, NotOf, Rule
 from advisor.snapshot import Snapshot
 from advisor.units import format_number, format_size, whole
 from advisor.versions import Version, flavor_name

@@ -22,11 +22,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Optional, get_args, get_origin
 
-from pydantic import BaseModel
-
 from advisor.measure import calibration_spread
 from advisor.knowledge.catalogue import VariableCatalogue
-from advisor.snapshot import Snapshot
+from advisor.snapshot import Snapshot, SnapshotModel
 from advisor.units import format_number, format_size, parse_bool, try_number
 from advisor.versions import Version, flavor_name
 
@@ -286,7 +284,7 @@ class FactView:
             walked.append(p)
             if cur is None:
                 return Unknown(self.missing_reason(".".join(walked[:-1]), f"{'.'.join(walked[:-1])} was not collected"))
-            if isinstance(cur, BaseModel):
+            if isinstance(cur, SnapshotModel):
                 if p not in type(cur).model_fields:
                     return Unknown(f"{full}: no field {p!r}")
                 cur = getattr(cur, p)
@@ -322,7 +320,7 @@ class FactView:
 
 # ---------------------------------------------------------------- path validation (load time)
 
-def _model_field_type(model: type[BaseModel], name: str) -> Any:
+def _model_field_type(model: type[SnapshotModel], name: str) -> Any:
     f = model.model_fields.get(name)
     return None if f is None else f.annotation
 
@@ -353,7 +351,7 @@ def validate_path(path: str, derived: Mapping[str, Derived]) -> Optional[str]:
     parts = path.split(".") if root != "target" else ["target"] + rest.split(".")
     for i, p in enumerate(parts):
         t = _unwrap(t)
-        if isinstance(t, type) and issubclass(t, BaseModel):
+        if isinstance(t, type) and issubclass(t, SnapshotModel):
             ft = _model_field_type(t, p)
             if ft is None:
                 return f"{path}: {'.'.join(parts[:i]) or 'snapshot'} has no field {p!r}"
@@ -411,7 +409,7 @@ def _declared_unit(parts: list[str]) -> Optional[str]:
     field_info = None
     for p in parts:
         t = _unwrap(t)
-        if isinstance(t, type) and issubclass(t, BaseModel):
+        if isinstance(t, type) and issubclass(t, SnapshotModel):
             field_info = t.model_fields.get(p)
             if field_info is None:
                 return None
@@ -500,7 +498,7 @@ def json_value(v: Any) -> Any:
     """A fact value as evidence in a JSON report."""
     if isinstance(v, Version):
         return str(v)
-    if isinstance(v, BaseModel):
+    if hasattr(v, "model_dump"):  # a snapshot section (or another model)
         return v.model_dump()
     if isinstance(v, (list, tuple)):
         return [json_value(x) for x in v]

@@ -8,15 +8,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
-from pydantic import ValidationError
-
 from advisor.errors import RuleLoadError
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules.catalogue import Catalogue, build_catalogue, generate
 from advisor.rules.derived import DERIVED
 from advisor.rules.facts import FILTERS, template_paths, validate_path
 from advisor.rules.formulas import FORMULAS
-from advisor.rules.schema import ConditionError, Rule, RuleFile, parse_condition
+from advisor.rules.conditions import ConditionError, Rule, parse_condition
 from advisor.versions import VersionRange
 
 if TYPE_CHECKING:
@@ -70,6 +68,8 @@ def _toml(text: str, source: str) -> dict[str, Any]:
 
 
 def _validated(model: Any, raw: dict[str, Any], source: str) -> Any:
+    from pydantic import ValidationError  # validation only: a cache hit imports no pydantic
+
     try:
         return model.model_validate(raw)
     except ValidationError as e:
@@ -107,6 +107,9 @@ def parse_rule(text: str, source: str, catalogue: Optional[VariableCatalogue] = 
 
 
 def rule_from_data(raw: dict[str, Any], source: str, catalogue: Optional[VariableCatalogue] = None) -> Rule:
+    from advisor.knowledge.plain import plain
+    from advisor.rules.schema import RuleFile
+
     spec = _validated(RuleFile, raw, source)
 
     def cond(obj: Any, loc: str):
@@ -159,7 +162,8 @@ def rule_from_data(raw: dict[str, Any], source: str, catalogue: Optional[Variabl
     for loc, problem in check_recommendations(spec, catalogue):  # a recommendation the target cannot take
         raise _err(source, loc, problem)
     ranges = {fl: VersionRange(r) for fl, r in spec.applies_to.flavors.items()}
-    return Rule(spec=spec, path=source, when=when, applies_when=applies, override_whens=overrides,
+    # the spec as plain data: the rule cache unpickles it without pydantic
+    return Rule(spec=plain(spec), path=source, when=when, applies_when=applies, override_whens=overrides,
                 recommend_whens=tuple(rec_whens), ranges=ranges)
 
 
@@ -179,6 +183,8 @@ def _check_example_facts(examples: Iterable[Any], source: str) -> None:
 def _check_example_snapshot(ex: Any, i: int, source: str) -> None:
     """The example's target and facts make a valid snapshot (so running it cannot fail later): a fact
     of the wrong shape (`"host.cpu" = "x"`) or a target that is not '<flavor> <version>' is a load error."""
+    from pydantic import ValidationError
+
     from advisor.inputs import clip
     from advisor.rules.examples import example_snapshot
 

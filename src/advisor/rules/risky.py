@@ -25,7 +25,7 @@ from typing import Any, Iterable, Optional
 from advisor.knowledge.catalogue import CATALOGUE_VERSIONS, VariableCatalogue
 from advisor.knowledge.rulecheck import KNOWN_RELEASES
 from advisor.knowledge.values import NUMERIC, compare, normalise
-from advisor.rules.schema import CATEGORIES, Rule, RuleFile, parse_condition
+from advisor.rules.conditions import CATEGORIES, Rule, parse_condition
 from advisor.severity import basis_for
 from advisor.versions import Version, VersionRange
 
@@ -290,7 +290,10 @@ def rule_for(name: str, entry: Any, variables: VariableCatalogue) -> Rule:
     only = _only_if(entry, variables)
     if only is not None:
         raw["applies_to"]["when"] = only
-    spec = RuleFile.model_validate(raw)
+    from advisor.knowledge.plain import plain
+    from advisor.rules.schema import RuleFile  # generating validates: a cache hit imports no pydantic
+
+    spec = plain(RuleFile.model_validate(raw))
     return Rule(spec=spec, path=f"{SOURCE}#{name}.{entry.id}", when=parse_condition(when),
                 applies_when=None if only is None else parse_condition(only, "applies_to.when"),
                 override_whens=(), recommend_whens=tuple(None for _ in recommend),
