@@ -291,6 +291,7 @@ DERIVED_GAPS = {
         "myisam_repair_threads": "refman 8.0 lifecycle: deprecated 8.0.29, removed 8.0.30, so 8.0.28 has it",
         "persist_sensitive_variables_in_plaintext": "refman 8.0 lifecycle: added in 8.0.29",
     },
+    "mariadb-10.6": {"version_source_revision": "a build hash: the derived set dropped it rather than invent one"},
     "mysql-8.0.36": {"build_id": "refman 8.0 lifecycle: added in 8.0.31 (Linux builds); the set dropped it as Percona's"},
     "mysql-8.4": {
         "build_id": "refman 8.4 system variable reference lists it; the set dropped it as Percona's",
