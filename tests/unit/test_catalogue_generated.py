@@ -250,9 +250,12 @@ def test_first_sighting_bounds_what_is_claimed():
     # explain_json_format_version appears in the 8.4 reference only: 8.0 is not known
     assert K.exists_on("explain_json_format_version", "mysql", "8.4.3") is True
     assert K.exists_on("explain_json_format_version", "mysql", "8.0.36") is None
-    # defaults from the 8.0.41 sources are claimed for 8.0.41 and later 8.0 releases only
+    # defaults from the 8.0.41 sources are claimed for 8.0.41 and later 8.0 releases, from the 8.0.32 and
+    # 8.0.27 trees back to 8.0.27 where each next tree shows the same; earlier 8.0 releases are not known
     assert K.default_for("innodb_old_blocks_time", "mysql", "8.0.41") == "1000"
-    assert K.default_for("innodb_old_blocks_time", "mysql", "8.0.36") is None
+    assert K.default_for("innodb_old_blocks_time", "mysql", "8.0.36") == "1000"
+    assert K.default_for("innodb_old_blocks_time", "mysql", "8.0.27") == "1000"
+    assert K.default_for("innodb_old_blocks_time", "mysql", "8.0.20") is None
     assert K.exists_on("innodb_old_blocks_time", "mysql", "8.0.36") is True
 
 

@@ -36,7 +36,8 @@ OUT = ROOT / "src" / "advisor" / "knowledge"
 MARIADB_RANGE = ">=10.11.0,<10.12"
 MYSQL_COVERAGE = ">=8.0.0,<8.5"
 MYSQL_DEFAULTS = ">=8.0.41,<8.1"  # the help result and ha_innodb.cc are 8.0.41: defaults are claimed there only
-OLD_MYSQL = ("5.6.29", "5.7.22", "5.7.41")  # MySQL source trees read for 5.6 and 5.7 (sources/PROVENANCE.md)
+OLD_MYSQL = ("5.6.29", "5.7.22", "5.7.41")
+MID_MYSQL80 = ("8.0.27", "8.0.32")  # 8.0 trees read for second sightings of 8.0 defaults (help table, InnoDB)  # MySQL source trees read for 5.6 and 5.7 (sources/PROVENANCE.md)
 MARIADB_104 = ">=10.4.12,<10.5"  # the 10.4.12 mysql-test results: existence and defaults there
 MARIADB_BETWEEN = ">=10.5.0,<10.11.0"  # no source read: a variable 10.4.12 and 10.11.19 both have existed in between
 MARIADB_BOTH = ">=10.4.12,<10.5 || >=10.11.0,<10.12"  # a variable one of the two has: known there, not in between
@@ -113,6 +114,9 @@ def load_inputs() -> dict[str, Any]:
                             "inno": {r["name"]: r for r in tsv_rows(_read(f"mysql-{rel}-innodb-sysvars.tsv"))
                                      if r["build"] == "release"}}
                       for rel in OLD_MYSQL},
+        "mid80": {rel: {"help": {r["option"].replace("-", "_"): r["value"] for r in tsv_rows(_read(f"mysql-{rel}-help-options.tsv"))},
+                        "inno": {r["name"]: r for r in tsv_rows(_read(f"mysql-{rel}-innodb-sysvars.tsv")) if r["build"] == "release"}}
+                  for rel in MID_MYSQL80},
         "mdb104": {r["VARIABLE_NAME"]: r for r in tsv_rows(_read("mariadb-10.4.12-system-variables.tsv"))},
     }
 
@@ -485,6 +489,9 @@ def mysql_entry(name: str, info: dict[str, Any], inp: dict[str, Any]) -> dict[st
         known80 = (8, 0, 41)
     else:
         known80 = None
+    if known80 is not None and known80 > (8, 0, 27) and any(
+            name in inp["mid80"]["8.0.27"][k] for k in ("help", "inno")) and _mid80_is_var(name, inp):
+        known80 = (8, 0, 27)  # the 8.0.27 tree has it
     removed = _v(info["removed"]) if info.get("removed") else None
     in84: Optional[bool] = True if ref else (False if removed else None)
     lo = known80 if known80 is not None else (8, 1, 0)
@@ -499,13 +506,25 @@ def mysql_entry(name: str, info: dict[str, Any], inp: dict[str, Any]) -> dict[st
     default = _mysql_default(name, info, unit, inp["default_fixes"])
     p80, p84 = name in inp["percona80"], name in inp["percona84"]
 
+    # 8.0.27 and 8.0.32: each tree's default from that tree on, to the next tree when the next one shows the same
+    mids = {rel: mid80_default(name, unit, inp, rel) for rel in MID_MYSQL80}
+    d32 = mids["8.0.32"]
+    span32 = (8, 0, 41) if d32 is not None and d32 == default else (8, 0, 33)
+    d27 = mids["8.0.27"]
+    span27 = (8, 0, 32) if d27 is not None and d27 == d32 else (8, 0, 28)
+
     def segments(a0: tuple[int, int, int], b0: tuple[int, int, int], flavor: str) -> list[dict[str, Any]]:
-        cuts = sorted({c for c in (a0, b0, (8, 0, 41), (8, 1, 0), dep) if c is not None and a0 <= c <= b0})
+        cuts = sorted({c for c in (a0, b0, (8, 0, 27), (8, 0, 28), (8, 0, 32), (8, 0, 33), (8, 0, 41), (8, 1, 0), dep)
+                       if c is not None and a0 <= c <= b0})
         out_: list[dict[str, Any]] = []
         for x, y in zip(cuts, cuts[1:]):
             e: dict[str, Any] = {"flavors": [flavor], "range": f">={_s(x)},<{_s(y)}"}
             if default is not None and x >= (8, 0, 41) and y <= (8, 1, 0):
                 e["default"] = default
+            elif d32 is not None and (8, 0, 32) <= x and y <= span32:
+                e["default"] = d32
+            elif d27 is not None and (8, 0, 27) <= x and y <= span27:
+                e["default"] = d27
             if dep and x >= dep:
                 e["deprecated"] = True
             out_.append(e)
@@ -533,7 +552,10 @@ def mysql_entry(name: str, info: dict[str, Any], inp: dict[str, Any]) -> dict[st
     cov = {"mysql": f">={_s(lo)},<{_s(hi)}"}
     if p80 or p84:
         # Percona Server follows MySQL; its captures (8.0.32, 8.4.5) show which variables it has
-        pv = [dict(e, flavors=["percona"]) for e in versions if p80 and (8, 0, 0) <= _v(e["range"].split(",")[0][2:]) < (8, 1, 0)]
+        # (the 8.0.27 / 8.0.32 sightings are MySQL trees: Percona's own defaults differ, e.g. optimizer_switch)
+        pv = [{k: v for k, v in dict(e, flavors=["percona"]).items()
+               if k != "default" or _v(e["range"].split(",")[0][2:]) >= (8, 0, 41)}
+              for e in versions if p80 and (8, 0, 0) <= _v(e["range"].split(",")[0][2:]) < (8, 1, 0)]
         if p84:
             pv += [e for e in segments((8, 4, 0), (8, 5, 0), "percona")]
         if pv:
@@ -701,6 +723,26 @@ def old_default(name: str, row: dict[str, Any], unit: str, fixes: dict[str, dict
 # sql_log_bin is defined with SESSION_VAR but refuses SET GLOBAL (5.5.41+) and SHOW GLOBAL VARIABLES leaves it out
 # (the 5.7.44 capture; the 5.7 manual's scope is Session).
 _OLD_SCOPE = {"sql_log_bin": "session"}
+
+
+def _mid80_is_var(name: str, inp: dict[str, Any]) -> bool:
+    """A help-table name of an 8.0 tree is taken as the variable when the 8.0.41 sources have it as one."""
+    return name in inp["inno80"] or name in inp["ref84"] or name in inp["percona80"]
+
+
+def mid80_default(name: str, unit: str, inp: dict[str, Any], rel: str) -> Any:
+    """The default the 8.0.27 / 8.0.32 tree shows (help table or ha_innodb.cc), as old_default reads them, with
+    the 8.0.41 corrections (mysql-default-corrections.tsv) applied; None when not shown."""
+    if name in inp["default_fixes"]:
+        return _typed(inp["default_fixes"][name]["default"], unit)
+    src = inp["mid80"][rel]
+    row = {k: src[k][name] for k in ("help", "inno") if name in src[k]}
+    r41 = inp["inno80"].get(name)
+    if "inno" in row and (r41 is None or r41["default"] == "" or "autosized" in r41["flags"]):
+        del row["inno"]  # only where the 8.0.41 definition was read by hand (0 can mean "sized at start-up")
+    if not row or name in _OLD_MTR_SET and "help" in row:
+        return None
+    return old_default(name, row, unit, {})
 
 
 def old_flags(name: str, row: dict[str, Any]) -> tuple[Optional[str], Optional[bool]]:

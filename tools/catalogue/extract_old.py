@@ -23,6 +23,11 @@ MYSQL_TREES = [
     ("mysql-5.7.22", "hwCloudRDS+mysql-5.7", "", "11250ebaffaa99c3e1a485f856072582d1692db6"),
     ("mysql-5.7.41", "adofsauron+mysql-5.7.41-dev", "origin/mysql-5.7.41/", "a5933a0c0a8148c1e28bfa7420e8a5b721215748"),
 ]
+# MySQL 8.0 trees read for their help table and InnoDB variables only (second sightings of 8.0 defaults)
+MYSQL80_TREES = [
+    ("mysql-8.0.27", "LeileiChui+mysql-8.0.27", "", "590b7c7dbc114704ac711ae32b4c56b57106bc9a"),
+    ("mysql-8.0.32", "adofsauron+mysql-8.0.32-dev", "origin/mysql-8.0.32/", "5bc8bbbb63c40293490603685dc6e7ead61c07a0"),
+]
 MARIADB_TREES = [
     ("mariadb-10.4.12", "NathanYu17724+MariaDB", "", "4bed139c39a77d6cd0616fed593a2027270840d0"),
 ]
@@ -238,7 +243,7 @@ def _tsv(path: Path, head: str, cols: list[str], rows: list[dict[str, str]]) -> 
 
 def main(argv: list[str]) -> int:
     mirror = Path(argv[0] if argv else "/work/.mirror")
-    for pre, d, sub, commit in MYSQL_TREES:
+    for pre, d, sub, commit in MYSQL_TREES + MYSQL80_TREES:
         ver = pre.split("-")[1]
         rows = [{"option": n, "value": v} for n, v in help_table(show(mirror, d, commit, sub + "mysql-test/r/mysqld--help-notwin.result"))
                 if not VENDOR_ONLY.match(n)]
@@ -247,6 +252,12 @@ def main(argv: list[str]) -> int:
              "value: the 'Variables (--variable-name=value)' column ('' for '(No default value)'); the test runs with\n"
              "mysql-test settings and filters machine-dependent rows. InnoDB is not in this test. Vendor-only rows dropped.",
              ["option", "value"], rows)
+        if pre.startswith("mysql-8."):
+            inn = innodb_sysvars(show(mirror, d, commit, sub + "storage/innobase/handler/ha_innodb.cc"))
+            _tsv(SOURCES / f"{pre}-innodb-sysvars.tsv",
+                 f"The InnoDB variables of storage/innobase/handler/ha_innodb.cc of MySQL {ver} (PROVENANCE.md), as for 5.7.",
+                 ["name", "type", "scope", "read_only", "build", "default", "default_known", "min", "max"], inn)
+            continue
         sv = [r for r in sys_vars(show(mirror, d, commit, sub + "sql/sys_vars.cc")) if not VENDOR_ONLY.match(r["name"])]
         _tsv(SOURCES / f"{pre}-sys-vars.tsv",
              f"The Sys_var_* definitions of sql/sys_vars.cc of MySQL {ver} (PROVENANCE.md): class, scope (GLOBAL_VAR = global,\n"
