@@ -194,7 +194,7 @@ class VariableCatalogue:
         if flavor not in var.covered:
             return False
         window = (getattr(var, "coverage", None) or {}).get(flavor)
-        return window is None or self._range(window).contains(_v(version))
+        return window is None or any(self._range(w.strip()).contains(_v(version)) for w in window.split("||"))
 
     def exists_on(self, name: str, flavor: str, version: VersionLike) -> Optional[bool]:
         """True/False when the catalogue knows the variable on this flavor and version; None when it
@@ -266,7 +266,7 @@ class VariableCatalogue:
         fl = flavor_name(flavor)
         window = None if var is None else (getattr(var, "coverage", None) or {}).get(flavor)
         if var is not None and flavor in var.covered and window:
-            return (f"{name} is catalogued for {fl} {window} only, so whether it exists on {fl} {version} "
+            return (f"{name} is catalogued for {fl} {window.replace(' || ', ' and ')} only, so whether it exists on {fl} {version} "
                     "is not known")
         return (f"{name} is not in the variable catalogue for {fl}, so whether it exists on {fl} {version} "
                 "is not known")

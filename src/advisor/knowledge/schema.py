@@ -179,7 +179,8 @@ class VariableFile(StrictModel):
     max: Optional[float] = None
     enum: Optional[list[str]] = None
     covered: list[FlavorName] = Field(default_factory=lambda: list(FLAVORS))
-    coverage: dict[FlavorName, str] = Field(default_factory=dict, description="version range per covered flavor that the data is known for")
+    coverage: dict[FlavorName, str] = Field(default_factory=dict, description="version range per covered flavor that the data "
+                                            "is known for; ' || ' joins windows (ranges between them are not known)")
     deprecated: dict[FlavorName, str] = Field(default_factory=dict)
     removed: dict[FlavorName, str] = Field(default_factory=dict)
     replaced_by: list[str] = Field(default_factory=list)
@@ -194,7 +195,8 @@ class VariableFile(StrictModel):
     @classmethod
     def _coverage(cls, v: dict[str, str]) -> dict[str, str]:
         for rng in v.values():
-            VersionRange(rng)
+            for part in rng.split("||"):
+                VersionRange(part.strip())
         return v
 
     @field_validator("sources")
@@ -223,7 +225,8 @@ class VariableFile(StrictModel):
                 if kind == "removed" and not any(fl in e.flavors for e in self.versions):
                     raise ValueError(f"removed.{fl} = {ver} but no version entry says it ever existed on {fl}")
                 window = self.coverage.get(fl)
-                if kind == "deprecated" and not here and window and not VersionRange(window).contains(v):
+                if kind == "deprecated" and not here and window and \
+                        not any(VersionRange(w.strip()).contains(v) for w in window.split("||")):
                     continue  # deprecated before the window the data covers (e.g. data from 8.0.32 on, deprecated in 8.0.26)
                 if kind == "deprecated" and not here:
                     raise ValueError(f"deprecated.{fl} = {ver} but no version entry covers {fl} {ver}")
