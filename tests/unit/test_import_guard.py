@@ -45,13 +45,13 @@ OFFLINE_ADVISOR_MODULES = {
     "advisor.measure", "advisor.optionfile", "advisor.plainmodel", "advisor.render", "advisor.render.json_out",
     "advisor.render.report_json", "advisor.render.terminal", "advisor.render.calibration", "advisor.report",
     "advisor.rules", "advisor.rules.calibration", "advisor.rules.catalogue", "advisor.rules.conditions",
-    "advisor.rules.engine", "advisor.rules.facts", "advisor.rules.formulas", "advisor.rules.loader",
+    "advisor.rules.engine", "advisor.rules.facts", "advisor.rules.formulas", "advisor.rules.groups", "advisor.rules.loader",
     "advisor.rules.memory", "advisor.rules.ops", "advisor.rules.risky", "advisor.rules.sizing", "advisor.severity",
     "advisor.snapshot", "advisor.units", "advisor.versions",
 }
 OFFLINE_ADVISOR_PACKAGES = ("advisor.rules.derived", "advisor.knowledge")
 # never on an offline audit: the rule files' pydantic models (validating rule files) and the other kinds' code
-NOT_OFFLINE_ADVISOR = ("advisor.rules.schema", "advisor.knowledge.schema", "advisor.rules.entries",
+NOT_OFFLINE_ADVISOR = ("advisor.rules.schema", "advisor.rules.groups_schema", "advisor.knowledge.schema", "advisor.rules.entries",
                        "advisor.rules.sizers", "advisor.rules.checks", "advisor.collect.mysql")
 
 

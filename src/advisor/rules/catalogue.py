@@ -14,6 +14,7 @@ test and lint, and documented by the same page renderer; `Catalogue.generated` l
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from advisor.knowledge.catalogue import VariableCatalogue
@@ -35,7 +36,7 @@ class Catalogue:
                  groups: Iterable[Any] = ()):
         self.variables = variables
         self.rules: tuple[Rule, ...] = tuple(rules)
-        self.groups: tuple[Any, ...] = tuple(groups)  # advisor.rules.groups.GroupSpec: the cause groups
+        self.groups: tuple[Any, ...] = tuple(groups)  # advisor.rules.groups.Group: the cause groups
         self.generated: tuple[str, ...] = tuple(generated)
         given = {"sizer": tuple(sizers), "check": tuple(checks)}
         self._others: Others = others if others is not None else (lambda: given)
@@ -48,7 +49,7 @@ class Catalogue:
         current = {a: r.id for r in self.rules for a in r.spec.aliases}
         if not any(m in current for g in self.groups for m in g.members):
             return self.groups
-        return tuple(g.model_copy(update={"members": [current.get(m, m) for m in g.members]}) for g in self.groups)
+        return tuple(dataclasses.replace(g, members=tuple(current.get(m, m) for m in g.members)) for g in self.groups)
 
     def _load_others(self) -> dict[str, tuple[Any, ...]]:
         if self._loaded is None:

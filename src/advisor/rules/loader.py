@@ -294,13 +294,15 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
 
 
 def load_groups(files: Iterable[tuple[str, Any]]) -> tuple[Any, ...]:
-    """The cause groups (rules/groups.toml, advisor.rules.groups) as GroupSpecs; errors name the file and field."""
-    from advisor.rules.groups import GroupsFile
+    """The cause groups (rules/groups.toml, advisor.rules.groups) as plain Group records (validated by advisor.rules.groups_schema); errors name the file and field."""
+    from pydantic import ValidationError  # validation only: a cache hit imports no pydantic
+
+    from advisor.rules.groups_schema import GroupsFile, plain
 
     out: list[Any] = []
     for source, f in files:
         try:
-            out += GroupsFile.model_validate(_toml(_text(f, source), source)).group
+            out += [plain(g) for g in GroupsFile.model_validate(_toml(_text(f, source), source)).group]
         except ValidationError as e:
             err = e.errors()[0]
             raise RuleLoadError(f"{source}: {_fmt_loc(err['loc']) or 'file'}: {err['msg']}.",
