@@ -99,3 +99,30 @@ def test_an_older_snapshot_has_its_spread_from_the_histogram(snap):
     old.calibration.fsync_ms.p25 = old.calibration.fsync_ms.p75 = None  # written before p25/p75 existed
     r = _leaf(old, "calibration.fsync_ms.p50", "ge", 3.0)
     assert r[0] is None and r[1].startswith(UNCERTAIN)
+
+
+def test_derived_facts_from_a_measurement_carry_its_spread():
+    from tests.support.facts import view
+
+    tls = {"available": True, "query_ms": {"on": 0.021, "off": 0.02}, "query_ratio": 1.04, "query_ratio_p25": 0.97,
+           "query_ratio_p75": 1.12, "throughput_ratio": 0.99}
+    v = view({"calibration": {"mode": "full", "tls": tls}}, purpose="benchmark")
+    assert v.spread("derived.tls_query_latency_ratio") == (0.97, 1.12)
+    r = eval_condition(parse_condition({"fact": "derived.tls_query_latency_ratio", "op": "ge", "value": 1.05}), v)
+    assert r[0] is None and r[1].startswith(UNCERTAIN) and "0.97 to 1.12" in r[1], r
+    # a reciprocal maps the ends across: 1000 / p75 .. 1000 / p25
+    f = view({"calibration": {"mode": "full", "fsync_ms": {"p50": 2.0, "p25": 1.0, "p75": 4.0, "samples": 9}}})
+    assert f.spread("derived.flush_bound_commits_per_s") == (250.0, 1000.0)
+
+
+def test_the_tls_verdict_is_uncertain_when_the_ratio_spans_and_the_stream_shows_nothing():
+    from advisor.rules.calibration import tls_verdict
+    from advisor.snapshot import TlsProbe
+
+    spanning = TlsProbe(available=True, query_ms={"on": 0.021, "off": 0.02}, query_ratio=1.04, query_ratio_p25=0.97,
+                        query_ratio_p75=1.12, throughput_ratio=0.99)
+    v = tls_verdict(spanning)
+    assert v.code == "uncertain" and "0.97 to 1.12" in v.why and "1.05" in v.why, v
+    # a stream cost decides on its own: the small-query spread does not matter then
+    streaming = spanning.model_copy(update={"throughput_ratio": 0.8})
+    assert tls_verdict(streaming).code == "measurable_cost"

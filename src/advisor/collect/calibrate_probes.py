@@ -272,38 +272,6 @@ def flush_dir(datadir: str) -> str:
     return parent
 
 
-def time_fdatasync(parent: str, deadline: float, max_samples: int = 5000,
-                   tick: Optional[Callable[[], None]] = None) -> list[float]:
-    """Milliseconds of each 16 KiB write + fdatasync in a preallocated temp file in `parent` (as InnoDB's
-    redo log overwrites its files), until the monotonic `deadline` (one flush at least) or `max_samples`.
-    The file is removed on every exit. OSError when the file cannot be made or written."""
-    name = os.path.join(parent, f".advisor-fsync-{os.getpid()}-{secrets.token_hex(4)}.tmp")
-    samples: list[float] = []
-    fd = -1
-    try:
-        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        block = os.urandom(calibrate_stats.FLUSH_WRITE_BYTES)
-        for off in range(0, calibrate_stats.FLUSH_FILE_BYTES, calibrate_stats.FLUSH_WRITE_BYTES):
-            os.pwrite(fd, block, off)
-        os.fsync(fd)  # allocated and on disk: the timed flushes below change data only, no metadata
-        off = 0
-        while (time.monotonic() < deadline or not samples) and len(samples) < max_samples:
-            t = time.perf_counter()
-            os.pwrite(fd, block, off)
-            os.fdatasync(fd)
-            samples.append((time.perf_counter() - t) * 1000.0)
-            off = (off + calibrate_stats.FLUSH_WRITE_BYTES) % calibrate_stats.FLUSH_FILE_BYTES
-            if tick is not None and len(samples) & 15 == 0:
-                tick()
-    finally:
-        with deferred_signals():
-            if fd >= 0:
-                os.close(fd)
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(name)
-    return samples
-
-
 class FlushTimer:
     """Two temp files in `parent` (the datadir's filesystem) for timing flushes over a while, as a watch
     does: one preallocated and overwritten in 16 KiB steps (as the redo log is), one appended to (as the
@@ -312,7 +280,7 @@ class FlushTimer:
 
     GROW_LIMIT = 4 << 20
 
-    def __init__(self, parent: str):
+    def __init__(self, parent: str, grow: bool = True):
         self.parent = parent
         self.names: list[str] = []
         self.fds: list[int] = []
@@ -320,14 +288,15 @@ class FlushTimer:
         self.off = 0
         self.grown = 0
         try:
-            over, grow = (self._open(kind) for kind in ("over", "grow"))
+            over = self._open("over")
+            self.grow = self._open("grow") if grow else -1
             for off in range(0, calibrate_stats.FLUSH_FILE_BYTES, calibrate_stats.FLUSH_WRITE_BYTES):
                 os.pwrite(over, self.block, off)
-            os.fsync(over)
-        except OSError:
+            os.fsync(over)  # allocated and on disk: the timed overwrites change data only, no metadata
+        except BaseException:  # OSError, or Ctrl-C / SIGTERM while the files are being made
             self.close()
             raise
-        self.over, self.grow = over, grow
+        self.over = over
 
     def _open(self, kind: str) -> int:
         name = os.path.join(self.parent, f".advisor-fsync-{os.getpid()}-{kind}-{secrets.token_hex(4)}.tmp")
@@ -377,10 +346,19 @@ def probe_fsync(ctx: ProbeContext, deadline: float) -> None:
     parent = flush_dir(datadir)
     time_left(deadline, 0.05, "the flush probe")
     fstype = _fstype(datadir)
+    samples: list[float] = []
+    timer = None
     try:
-        samples = time_fdatasync(parent, deadline, tick=lambda: ctx.tick("flush"))
+        timer = FlushTimer(parent, grow=False)
+        while (time.monotonic() < deadline or not samples) and len(samples) < 5000:  # one flush at least
+            samples.append(timer.overwrite())
+            if len(samples) & 15 == 0:
+                ctx.tick("flush")
     except OSError as e:
         raise ProbeSkipped(f"the flush probe's temp file in {parent} failed: {e.strerror}") from None
+    finally:
+        if timer is not None:
+            timer.close()
     dist = Distribution(**calibrate_stats.distribution(samples))
     cls, reason = calibrate_stats.flush_class(dist.p50, fstype)
     ctx.cal.fsync_ms = dist
