@@ -117,3 +117,43 @@ def test_every_risky_variable_has_a_category():
     missing = [n for n, entries in cat.risky_entries().items()
                if any(not getattr(e, "category", None) for e in entries) and cat.traits(n).category not in CATEGORIES]
     assert missing == []
+
+
+# ------------------------------------------------------------------ one opinion per variable (rules lint)
+
+ROOT = SRC.parents[1]
+
+
+def test_builtin_rules_give_no_second_opinion():
+    from advisor.rules.catalogue import second_opinions
+    from advisor.rules.loader import load_entries
+
+    c = load_entries()
+    made = set(c.generated)
+    assert second_opinions([r for r in c.rules if r.id not in made], [r for r in c.rules if r.id in made]) == []
+
+
+def test_lint_refuses_a_rule_judging_a_risky_variable_without_supersedes(tmp_path):
+    from advisor.rules.lint import lint_rules
+
+    src = (ROOT / "rules/memory/sort-buffer-oversized.toml").read_text()
+    mine = src.replace('id = "sort-buffer-oversized"', 'id = "my-sort-check"')
+    (tmp_path / "mine.toml").write_text(mine.replace('supersedes = ["sort_buffer_size"]\n', ""))
+    ok, text = lint_rules(str(tmp_path))
+    assert not ok
+    assert "(my-sort-check)" in text and "judges sort_buffer_size, which risky.toml judges too" in text
+    assert 'add supersedes = ["sort_buffer_size"]' in text
+    (tmp_path / "mine.toml").write_text(mine)
+    assert lint_rules(str(tmp_path))[0]
+    (tmp_path / "mine.toml").write_text(mine.replace('supersedes = ["sort_buffer_size"]',
+                                                     'supersedes = ["sort_buffer_size", "sort_buffer_size.nope"]'))
+    ok, text = lint_rules(str(tmp_path))
+    assert not ok and "supersedes 'sort_buffer_size.nope', which is no risky-values entry" in text
+
+
+def test_a_superseding_rule_that_fired_takes_the_entry_s_place():
+    from advisor.rules.loader import load_entries
+
+    c = load_entries()
+    made = [r for r in c.rules if r.id in set(c.generated) and r.variable == "sort_buffer_size"]
+    assert made and all("sort-buffer-oversized" in r.defers_to for r in made)
