@@ -106,6 +106,8 @@ class RiskyValue(StrictModel):
                                        "have for the entry to apply (log_bin = 'ON'): otherwise not_applicable")
     category: Optional[str] = Field(None, description="the generated rule's category (advisor.rules.schema.CATEGORIES); "
                                     "absent: the variable's category in traits.toml")
+    aliases: list[str] = Field(default_factory=list, description="ids of the hand-written rules this entry replaced: "
+                               "`advisor explain`, --ignore and suppressions still find it by them")
     default_is_risky: bool = Field(False, description="the compiled-in default is itself in the risky set on some "
                                    "flavor/version the entry applies to (a test keeps this honest)")
 

@@ -247,7 +247,7 @@ def rule_for(name: str, entry: Any, variables: VariableCatalogue) -> Rule:
         "id": rule_id(name, entry.id), "title": f"{name} {phrase(entry, unit)}", "category": category,
         "severity": entry.severity,
         "severity_basis": basis_for(entry.severity, category, entry.basis, f"{SOURCE}: [[{name}]] {entry.id}"),
-        "aliases": [f"{name}.{entry.id}"], "variables": [name],
+        "aliases": [f"{name}.{entry.id}", *getattr(entry, "aliases", ())], "variables": [name],
         "rationale": f"{entry.why} {JUDGED_ALONE}",
         "message": f"{name} is {_value_text(name, unit)}{_risky_set(entry, unit)}. {entry.why} Judged from the "
                    "configuration alone: no workload evidence was needed.",
