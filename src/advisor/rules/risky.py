@@ -5,8 +5,8 @@ A generated rule fires when the variable is set to a value in the entry's risky 
 purposes, at its severity, with its sentence why, its fix and its sources. It applies where the entry
 says (its `flavors`) and, within that, only where the variable exists: the engine reports
 not_applicable, with the catalogue's reason, on a target where the catalogue says the variable does not
-exist (`Rule.variable`). A hand-written rule about the same variable (naming it in `variables`) takes
-precedence: when it fired, the engine reports the generated rule as
+exist (`Rule.variable`). A hand-written rule that supersedes the entry (`supersedes` names the
+variable or the entry's alias) takes precedence: when it fired, the engine reports the generated rule as
 not_applicable, 'already reported by' that rule (`Rule.defers_to`, filled in by build_catalogue), so one
 setting does not give two findings.
 
@@ -16,6 +16,8 @@ variable does not exist is not_applicable when the catalogue knows one.
 
     rule id  risky-<variable with - for _>-<entry id>     risky-sort-buffer-size-oversized
     alias    <variable>.<entry id>                        sort_buffer_size.oversized
+             and the ids of hand-written rules it replaced (the entry's `aliases`)
+    category the entry's own, else the variable's in the catalogue (traits.toml)
 """
 
 from __future__ import annotations
