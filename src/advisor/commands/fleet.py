@@ -94,10 +94,11 @@ def _consume(stream: Any, total: int, fmt: FleetFormat, output: Optional[str]) -
     jsonl, each host into the roll-up; keep what the format needs at the end (nothing of the reports
     for jsonl, so memory stays bounded however many hosts)."""
     from advisor.fleet import outcome_of
+    from advisor.knowledge import default_catalogue
     from advisor.render.fleet import host_line
     from advisor.rollup import Rollup
 
-    rollup = Rollup()
+    rollup = Rollup(frozenset(default_catalogue().names_with("role", "identity")))
     progress = Progress(sys.stderr, total) if sys.stderr.isatty() else None
     sink = _open(output) if fmt == FleetFormat.jsonl else None
     kept: list[Any] = []

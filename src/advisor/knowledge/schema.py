@@ -105,7 +105,9 @@ class RiskyValue(StrictModel):
     only_if: dict[str, Scalar] = Field(default_factory=dict, description="other variables and the values they must "
                                        "have for the entry to apply (log_bin = 'ON'): otherwise not_applicable")
     category: Optional[str] = Field(None, description="the generated rule's category (advisor.rules.schema.CATEGORIES); "
-                                    "absent: it follows from the variable's name (advisor.rules.risky)")
+                                    "absent: the variable's category in traits.toml")
+    aliases: list[str] = Field(default_factory=list, description="ids of the hand-written rules this entry replaced: "
+                               "`advisor explain`, --ignore and suppressions still find it by them")
     default_is_risky: bool = Field(False, description="the compiled-in default is itself in the risky set on some "
                                    "flavor/version the entry applies to (a test keeps this honest)")
 
@@ -251,4 +253,44 @@ class VariableFile(StrictModel):
             stray = set(r.flavors) - set(self.covered)
             if stray:
                 raise ValueError(f"risky[{i}] ({r.id}) names {sorted(stray)} which `covered` leaves out")
+        return self
+
+
+Role = Literal["setting", "read_only", "identity", "version"]
+MemoryKind = Literal["global", "per_connection"]
+
+
+class VariableTraits(StrictModel):
+    """What the advisor knows about a variable beyond the server's own facts (traits.toml): its category,
+    its role (whether it may be a fix target), its weight in a comparison, how my.cnf writes it and where
+    the memory model counts it. One record per variable, read through VariableCatalogue.traits()."""
+
+    category: Optional[str] = Field(None, description="one of advisor.rules.schema.CATEGORIES (a test keeps it so)")
+    role: Role = Field("setting", description="setting: a fix may set it; read_only: the build or the server "
+                       "reports it; identity: it names the server or a path on it; version: the version text")
+    never_write: str = Field("", description="why my.cnf never writes it although it is a setting (log_bin)")
+    weight: Optional[int] = Field(None, ge=0, le=100, description="how much a difference weighs in a comparison")
+    does: str = Field("", description="what a difference changes, for a comparison's reason")
+    compare_group: Optional[str] = Field(None, description="the comparison's group (durability, binlog, memory, tls, "
+                                         "tidb, variables)")
+    aspects: list[str] = Field(default_factory=list, description="the comparison aspects a difference belongs to")
+    align: str = Field("", description="how to align two servers when setting the variable is not how")
+    block: Optional[int] = Field(None, gt=0, description="the server rounds a value down to a multiple of this")
+    memory: Optional[MemoryKind] = Field(None, description="counted by the memory model once (global) or per connection")
+    fallback: Optional[int] = Field(None, description="the memory model's stated assumption when no value is known")
+    autosized: bool = Field(False, description="the server sizes it at start-up; a full my.cnf does not freeze it")
+    larger_wins: bool = Field(False, description="of two proposals the larger wins (disk, descriptors, a little memory)")
+    plan_full: bool = Field(False, description="a full my.cnf states it even at its default")
+    durable: Optional[str] = Field(None, description="the durable value a full my.cnf guards")
+    relaxed: Optional[str] = Field(None, description="the relaxed value a benchmark may run with")
+    relaxed_loses: str = Field("", description="what the relaxed value can lose, in words")
+
+    @model_validator(mode="after")
+    def _fits(self) -> "VariableTraits":
+        if (self.weight is None) != (not self.does):
+            raise ValueError("weight and does come together (a comparison's weight and its reason)")
+        if self.role != "setting" and (self.durable or self.plan_full or self.block):
+            raise ValueError(f"a {self.role} variable is no fix target: no durable, plan_full or block")
+        if bool(self.relaxed) != bool(self.relaxed_loses):
+            raise ValueError("relaxed and relaxed_loses come together")
         return self

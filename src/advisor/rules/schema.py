@@ -104,6 +104,11 @@ class RuleFile(StrictModel):
         None, description="why the rule has its severity (docs/severity.md); one of its level's bases")
     aliases: list[str] = Field(default_factory=list)
     variables: list[str] = Field(default_factory=list, description="server variables the finding is about")
+    supersedes: list[str] = Field(default_factory=list, description="the risky-values entries (advisor/knowledge/"
+                                  "risky.toml) this rule judges in their place: `<variable>` (all its entries) or "
+                                  "`<variable>.<entry>`; when the rule fired they report not_applicable, 'already "
+                                  "reported by'. `advisor rules lint` refuses a rule that names a variable with "
+                                  "risky entries without superseding them (a second opinion)")
     evidence: list[str] = Field(default_factory=list, description="extra fact paths shown as evidence")
     rationale: str
     message: str
