@@ -157,6 +157,14 @@ def main(argv: Optional[list[str]] = None) -> None:
             code = EXIT_USAGE if _is(e, "UsageError") else getattr(e, "exit_code", 1)
             msg = msg.rstrip().rstrip(".")
             _fail(f"{msg}{'' if msg.endswith(('?', '!')) else '.'}{hint}", code)
+        if isinstance(e, OSError) and _file_error(e):
+            from advisor.inputs import clip
+
+            # a path the system refuses (a name longer than it allows, a loop of links, no permission)
+            # met where a command looks a file up: the value is bad, exit 2, naming the file
+            _fail(f"cannot use the file {clip(os.fsdecode(e.filename), 120)}: {e.strerror}. Tip: give a path "
+                  "the system can open (each name at most 255 bytes, the whole path at most 4,096) that "
+                  "this user may read.", EXIT_USAGE)
         if os.environ.get("ADVISOR_DEBUG"):  # a bug: one paragraph, traceback only on request
             raise
         _fail(f"internal error: {type(e).__name__}: {e}. Tip: this is a bug in advisor; run again with "
@@ -164,6 +172,14 @@ def main(argv: Optional[list[str]] = None) -> None:
     if rv == EXIT_INTERRUPTED:  # typer returns Ctrl-C as exit code 130 (no exception) in non-standalone mode
         _fail("interrupted.", EXIT_INTERRUPTED)
     _exit(rv if isinstance(rv, int) else 0)
+
+
+def _file_error(e: OSError) -> bool:
+    """An OSError of looking up or opening a named file (not a socket's or a bug's)."""
+    import errno
+
+    return isinstance(e.filename, (str, bytes)) and e.errno in (errno.ENAMETOOLONG, errno.ELOOP, errno.EACCES, errno.EPERM,
+                                                  errno.ENOTDIR, errno.EISDIR, errno.ENOENT)
 
 
 QUIET_FLAGS = ("--quiet", "-q")
