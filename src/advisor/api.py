@@ -65,6 +65,8 @@ def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Opti
     server = parse_server(raw, ep.user, ep.ssl_mode, ep.transport)
     snap = Snapshot.model_construct(advisor_version=__version__, collected_at=now_iso(), target=target,
                                     server=server, missing=[])
+    for key, why in raw.cuts.items():  # advisor.collect.limits: a statement's answer read in part
+        snap.missing.append(Missing.model_construct(fact=f"server.{key}", reason=why))
     if machine:
         collect_machine(snap, ep.host, ep.transport, sysroot=sysroot, ssh=ssh, ssh_options=ssh_options,
                         host_facts=host_facts)

@@ -86,3 +86,28 @@ def test_password_prompt_without_a_terminal_is_the_advisors_own_lines(tmp_path):
     refused(p, 2, "none was typed")
     assert "Warning: Password input may be echoed" not in p.stderr
     assert "advisor: warning: no terminal" in p.stderr
+
+
+# ---------------------------------------------------------------- bounded reads (advisor.collect.limits)
+
+def test_a_huge_answer_is_cut_and_the_cut_is_reported():
+    import re
+
+    from advisor.collect.dictionary import Q_INNODB_TABLES
+    from advisor.collect.limits import MAX_ROWS, MAX_VALUE_CHARS
+
+    with ReplayServer.from_set("mysql-8.0.36") as srv:
+        srv.variables["init_connect"] = "x" * (MAX_VALUE_CHARS + 10)
+        rows = [["db", f"t{i}"] for i in range(MAX_ROWS + 10)]
+        srv.set_canned([{"match": "^" + re.escape(Q_INNODB_TABLES[:40]), "columns": ["TABLE_SCHEMA", "TABLE_NAME"],
+                         "rows": rows}, *srv.canned])
+        p = invoke("collect", *_live(srv))
+        assert p.returncode == 0, p.stderr
+        doc = json.loads(p.stdout)
+        assert len(doc["server"]["variables"]["init_connect"]) == MAX_VALUE_CHARS
+        cuts = {m["fact"]: m["reason"] for m in doc["missing"] if "read in part" in m["reason"]}
+        assert f"1 value(s) longer than {MAX_VALUE_CHARS:,} characters cut" in cuts["server.variables"]
+        assert f"{MAX_ROWS + 10:,} rows answered, the first {MAX_ROWS:,} kept" in cuts["server.innodb_tables"]
+        text = invoke("audit", "--no-calibrate", *_live(srv))
+        assert text.returncode in (0, 1), text.stderr
+        assert "read in part" in text.stdout
