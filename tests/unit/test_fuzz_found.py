@@ -77,6 +77,26 @@ def test_an_include_name_longer_than_the_system_allows(tmp_path):
         assert stderr_shape(p.returncode, p.stderr) == "", p.stderr
 
 
+# ---------------------------------------------------------------- (d) a NUL byte in a server value
+
+@pytest.mark.parametrize("command", [("collect",), ("audit", "--no-calibrate"), ("mycnf",)])
+def test_a_nul_byte_in_the_servers_datadir(command):
+    with ReplayServer.from_set("mysql-8.0.36", overrides={"datadir": "/var/lib/my\x00sql/"}) as srv:
+        p = invoke(*command, *_live(srv))
+    assert p.returncode in (0, 1), p.stderr
+    assert stderr_shape(p.returncode, p.stderr) == "", p.stderr
+    if command == ("collect",):
+        doc = json.loads(p.stdout)
+        assert doc["host"]["datadir"]["path"] == "/var/lib/my\x00sql"  # kept as the server said it
+
+
+def test_an_include_name_holding_a_nul_byte(tmp_path):
+    f = tmp_path / "my.cnf"
+    f.write_bytes(b"[client]\nhost = 127.0.0.1\nport = 1\n!include /etc/my\x00.cnf\n")
+    p = invoke("audit", "--no-calibrate", "--defaults-file", str(f), "--connect-timeout", "1")
+    refused(p, 2, "holds a NUL byte")
+
+
 # ---------------------------------------------------------------- the password prompt without a terminal
 
 def test_password_prompt_without_a_terminal_is_the_advisors_own_lines(tmp_path):
