@@ -136,6 +136,8 @@ class VariableCatalogue:
         self._ranges: dict[str, VersionRange] = {}
         self._found: dict[tuple[str, str, Version], Any] = {}
         self._specs: dict[tuple[str, str, Version], Optional[VarSpec]] = {}
+        # is_default's answers: a fleet's snapshots repeat the same (name, value, target) many times
+        self._defaults_memo: dict[tuple[Any, ...], Optional[bool]] = {}
 
     @classmethod
     def empty(cls) -> "VariableCatalogue":
@@ -316,6 +318,21 @@ class VariableCatalogue:
         """Whether `value` equals the default on this target; None when the default is not known
         (not catalogued, autosized, or a formula whose inputs (cpus, ram_bytes, buffer_pool_bytes)
         were not given) or the value does not parse."""
+        key = (name, value, flavor, str(version), inputs.get("cpus"), inputs.get("ram_bytes"),
+               inputs.get("buffer_pool_bytes"))
+        try:
+            return self._defaults_memo[key]
+        except (KeyError, TypeError):  # TypeError: a value that is not hashable is not memoised
+            pass
+        out = self._is_default(name, value, flavor, version, inputs)
+        if len(self._defaults_memo) < 500_000:
+            try:
+                self._defaults_memo[key] = out
+            except TypeError:
+                pass
+        return out
+
+    def _is_default(self, name: str, value: Any, flavor: str, version: VersionLike, inputs: dict[str, Any]) -> Optional[bool]:
         spec = self.info(name, flavor, version)
         if spec is None:
             return None

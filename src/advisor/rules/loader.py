@@ -238,6 +238,16 @@ def _iter_toml(root: Any, prefix: str) -> Iterable[tuple[str, Any]]:
             yield f"{prefix}/{p.name}", p
 
 
+def _iter_files(root: Any, prefix: str) -> Iterable[tuple[str, Any]]:
+    """Every file under root (not only .toml), for the cache key."""
+    for p in sorted(root.iterdir(), key=lambda p: p.name):
+        if p.is_dir():
+            if p.name != "__pycache__":
+                yield from _iter_files(p, f"{prefix}/{p.name}")
+        elif not p.name.endswith((".pyc", ".tmp", "~")) and not p.name.startswith("."):
+            yield f"{prefix}/{p.name}", p
+
+
 def builtin_rules_root() -> Any:
     from importlib.resources import files
 
@@ -275,7 +285,10 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
     here = Path(__file__).resolve().parent
     from advisor.cache import cached, code_files
 
-    inputs = files + group_files + code_files(here, here.parent / "knowledge")
+    # the key covers every file of the catalogue directories (any kind: a new data file beside the
+    # rules is picked up without naming it) and every file of the code and knowledge that validate them
+    inputs = files + group_files + [(f"data:{source}", f) for label, root in roots for source, f in _iter_files(root, label)
+                                    if not source.endswith(".toml")] + code_files(here, here.parent / "knowledge")
     validated: list[tuple[list[Rule], dict[str, list[Any]]]] = []
 
     def validate() -> tuple[list[Rule], dict[str, list[Any]]]:
