@@ -117,3 +117,9 @@ def test_the_recorded_sets_variables_are_catalogued(set_name):
     in_104 = {r["VARIABLE_NAME"] for r in tsv_rows(src.read_text(encoding="utf-8"))}
     assert not [n for n in unknown if n in in_104], "a variable 10.4.12 and the 10.6 set both have is not known"
     assert len(unknown) <= 0.07 * len(variables), f"{set_name}: {len(unknown)} not catalogued: {unknown}"
+
+
+def test_docs_coverage_table_is_current():
+    from tools.catalogue import coverage
+
+    assert coverage.main(["--check"]) == 0, "docs/catalogue.md is stale: python -m tools.catalogue.coverage"
