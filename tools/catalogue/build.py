@@ -713,7 +713,8 @@ def old_default(name: str, row: dict[str, Any], unit: str, fixes: dict[str, dict
             return None  # "(No default value)" or a value the test filters: not known from here
         return _typed(h, unit)
     sysr = row.get("sys")
-    if sysr is not None and sysr["default_known"] == "yes" and sysr["class"] in _NUMERIC_SYS | {"mybool"}:
+    if sysr is not None and sysr["default_known"] == "yes" and sysr["class"] in (_NUMERIC_SYS - {"session_special"}) | {"mybool"} \
+            and sysr["scope"] in ("global", "both"):  # a session-only value is the connection's own (pseudo_thread_id)
         if sysr["class"] == "mybool":
             return {"1": "ON", "0": "OFF"}.get(sysr["default"])
         return _typed(sysr["default"], unit) if unit in ("bytes", "count", "seconds", "milliseconds", "microseconds") else None

@@ -5,8 +5,9 @@ sources.
 
 Data (beside this module, validated by advisor.knowledge.schema):
 - variables.toml: hand-curated entries, authoritative;
-- generated-mariadb.json, generated-mysql.json: every server and InnoDB variable of MariaDB 10.11
-  and MySQL 8.0 / 8.4 (and Percona Server where its captures show the variable), rebuilt offline
+- generated-mariadb.json, generated-mysql.json: every server and InnoDB variable of MariaDB 10.4 / 10.11
+  and MySQL 5.6 / 5.7 / 8.0 / 8.4 (and Percona Server 8.x where its captures show the variable; coverage
+  per release in docs/catalogue.md), rebuilt offline
   by tools/catalogue/build.py from extracts of the servers' own lists (tools/catalogue/sources/);
 - risky.toml: risky-values entries (advisor.knowledge.riskyvalues).
 Curated entries are merged over the generated ones (advisor.knowledge.merged). Outside what a

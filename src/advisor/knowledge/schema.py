@@ -10,8 +10,9 @@ milliseconds, microseconds, float, bool, enum, set, string. A renderer formats a
 unit: bytes as KiB/MiB/GiB, the three time units as durations, count and float as numbers.
 
 Coverage: `covered` names the flavors whose data was researched; `coverage` (optional) narrows
-that to a version range per flavor (generated data comes from a few releases: MariaDB 10.11.19,
-MySQL 8.0.41 and the 8.4 manual). Outside what is covered the catalogue answers "not known".
+that to a version range per flavor, or windows joined with ' || ' (generated data comes from a few
+releases: MySQL 5.6.29, 5.7.22, 5.7.41, 8.0.27, 8.0.32, 8.0.41 and the 8.4 manual; MariaDB 10.4.12 and
+10.11.19; docs/catalogue.md). Outside what is covered the catalogue answers "not known".
 
 Risky values (`risky`): the values or ranges a DBA would call a problem, for which purposes, how
 bad, why in one sentence, the fix and a source; see RiskyValue.
