@@ -41,7 +41,11 @@ def list_rules(
     width = max((len(r.id) for r in loaded), default=10)
     lines = [f"{'ID':<{width}}  {'SEVERITY':<8} {'CATEGORY':<12} TITLE"]
     lines += [f"{r.id:<{width}}  {r.spec.severity:<8} {r.spec.category:<12} {r.spec.title}" for r in loaded]
-    made = f" ({len(catalogue.generated)} generated from risky values)" if catalogue.generated else ""
+    from advisor.rules.symptoms import is_symptom
+
+    symptoms = sum(1 for r in loaded if r.id in catalogue.generated and is_symptom(r))
+    risky = len(catalogue.generated) - symptoms
+    made = f" ({risky} generated from risky values, {symptoms} from symptoms)" if catalogue.generated else ""
     write_output("\n".join(lines) + f"\n{len(loaded)} rules{made}\n", None)
 
 
