@@ -98,7 +98,8 @@ def test_recorded_sets_give_their_counters_an_outcome(name):
                                              no_defaults=True), machine=False)
     rules = [r for r in MADE if ENTRIES[r.id].recorded == name]
     for o in evaluate(snap, rules, "production", catalogue=VARIABLES):
-        assert o.status in ("passed", "not_applicable"), (o.rule, o.status, o.reason)
+        small = o.status == "unknown" and o.reason.startswith("too small a sample")  # a quiet set has few events
+        assert o.status in ("passed", "not_applicable") or small, (o.rule, o.status, o.reason)
 
 
 def test_a_sample_below_the_minimum_is_unknown_with_the_reason():
@@ -124,7 +125,7 @@ def test_the_fix_follows_the_flavor():
 
 
 def test_bad_entries_are_refused_with_the_entry_named():
-    with pytest.raises(ValueError, match=r"\[x-y\].*`of`"):
+    with pytest.raises(ValueError, match=r"(?s)\[x-y\].*needs `of`"):
         load('[x-y]\ntitle = "a title long enough"\ncounter = "Key_reads"\nmeasure = "ratio"\nvalue = 1\n'
              'severity = "info"\nbasis = "context"\ncategory = "engine"\nwhy = "One sentence long enough to pass."\n'
              'fix = { "*" = "do something" }\nsources = ["https://example.org"]\nlive = "queries"\n')
