@@ -95,12 +95,13 @@ def sample_words(e: Any) -> str:
     return " and ".join(parts) if parts else "no minimum beyond the counter itself"
 
 
-def message(e: Any) -> str:
+def message(e: Any, of_unit: Optional[str] = None) -> str:
     c = e.counter
     if e.measure == "ratio":
         head = f"{c} is {{status.{c}|num}} against {e.of} {{status.{e.of}|num}}"
     elif e.measure == "limit":
-        head = f"{c} is {{status.{c}|num}} with {e.of} at {{var.{e.of}|num}}"
+        flt = "size" if of_unit == "bytes" else "num"
+        head = f"{c} is {{status.{c}|num}} with {e.of} at {{var.{e.of}|{flt}}}"
     elif e.measure == "rate":
         head = f"{c} grows by {{rate.{c}|num}} per second ({{status.{c}|num}} since start)"
     else:
@@ -244,7 +245,7 @@ def rule_for(sid: str, e: Any, variables: VariableCatalogue) -> Rule:
         "id": sid, "title": e.title, "category": e.category, "severity": e.severity, "severity_basis": e.basis,
         "aliases": [f"status.{e.counter}.{e.measure}" + (f".{e.of}" if e.of else "")],
         "variables": list(e.variables), "evidence": evidence,
-        "rationale": rationale(e), "message": message(e), "fix": e.fix["*"], "references": list(e.sources),
+        "rationale": rationale(e), "message": message(e, variables.unit(e.of) if e.measure == "limit" else None), "fix": e.fix["*"], "references": list(e.sources),
         "applies_to": {"purpose": list(e.purposes), "flavors": dict(e.flavors)},
         "when": when, "overrides": overrides, "examples": examples(e, variables),
     }
