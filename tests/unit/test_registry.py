@@ -57,8 +57,8 @@ def test_entries_live_where_their_kind_says():
     for c in CATALOGUE.checks:
         assert c.path == f"rules/checklist/{c.id}.toml", c.path
     for r in CATALOGUE.rules:
-        if r.id in CATALOGUE.generated:  # a risky-values entry's rule (advisor.rules.risky)
-            assert r.path.startswith("src/advisor/knowledge/risky.toml#"), r.path
+        if r.id in CATALOGUE.generated:  # a risky-values or symptoms entry's rule (advisor.rules.risky, .symptoms)
+            assert r.path.startswith(("src/advisor/knowledge/risky.toml#", "src/advisor/knowledge/symptoms.toml#")), r.path
             continue
         assert r.path.endswith(f"/{r.id}.toml") and not r.path.startswith(("rules/sizing/", "rules/checklist/"))
 

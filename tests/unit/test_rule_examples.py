@@ -32,4 +32,7 @@ def test_registry():
         if r.variable is not None:  # generated from a risky-values entry (advisor.rules.risky)
             assert r.path.startswith("src/advisor/knowledge/risky.toml#"), r.path
             continue
+        if r.path.startswith("src/advisor/knowledge/symptoms.toml#"):  # a symptoms entry (advisor.rules.symptoms)
+            assert r.path.endswith(f"#{r.id}"), r.path
+            continue
         assert r.path.endswith(f"/{r.id}.toml"), f"{r.path}: the file is named after the rule id"

@@ -43,7 +43,11 @@ def list_rules(
 
     lines = table(["ID", "SEVERITY", "CATEGORY", "TITLE"],
                   [[r.id, r.spec.severity, r.spec.category, r.spec.title] for r in loaded], terminal_width(), ("  ",))
-    made = f" ({len(catalogue.generated)} generated from risky values)" if catalogue.generated else ""
+    from advisor.rules.symptoms import is_symptom
+
+    symptoms = sum(1 for r in loaded if r.id in catalogue.generated and is_symptom(r))
+    risky = len(catalogue.generated) - symptoms
+    made = f" ({risky} generated from risky values, {symptoms} from symptoms)" if catalogue.generated else ""
     write_output("\n".join(lines) + f"\n{len(loaded)} rules{made}\n", None)
 
 

@@ -10,6 +10,7 @@ Data (beside this module, validated by advisor.knowledge.schema):
   per release in docs/catalogue.md), rebuilt offline
   by tools/catalogue/build.py from extracts of the servers' own lists (tools/catalogue/sources/);
 - risky.toml: risky-values entries (advisor.knowledge.riskyvalues).
+- symptoms.toml: status counters that show a problem (advisor.knowledge.symptoms).
 Curated entries are merged over the generated ones (advisor.knowledge.merged). Outside what a
 source covers (a flavor, or for generated data a version window such as MariaDB 10.11) the answer
 is "not known" (None), never a guess.
@@ -123,7 +124,7 @@ def default_catalogue() -> VariableCatalogue:
 
 @lru_cache(maxsize=1)
 def _default() -> VariableCatalogue:
-    return VariableCatalogue(catalogue(), risky=_LazyRisky(), traits=traits())
+    return VariableCatalogue(catalogue(), risky=_LazyRisky(), traits=traits(), symptoms=_LazySymptoms())
 
 
 @lru_cache(maxsize=1)
@@ -175,6 +176,15 @@ class _LazyRisky(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._data())
+
+
+class _LazySymptoms(_LazyRisky):
+    """symptoms.toml's entries (advisor.knowledge.symptoms.entries), read on first use."""
+
+    def _data(self) -> Mapping[str, Any]:
+        from advisor.knowledge.symptoms import entries
+
+        return entries()
 
 
 # The module-level API below answers from the bundled catalogue; code that evaluates rules is handed

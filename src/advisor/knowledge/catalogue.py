@@ -10,6 +10,7 @@ with its cache: advisor.knowledge.merged.Catalogue); this module reads no file.
     cat.is_default(name, value, flavor, version, **inputs) -> True | False | None
     cat.unit(name)                            -> 'bytes' | 'count' | ... | None (not catalogued)
     cat.risky_entries()                       -> {name: [risky-values entries]} (handed in; {} by default)
+    cat.symptom_entries()                     -> {id: symptoms entry} (handed in; {} by default)
 
 `version` is an advisor.versions.Version or a string ("8.0.36", "10.11.6-MariaDB").
 """
@@ -128,11 +129,13 @@ class VariableCatalogue:
     """Queries over the catalogue's entries (name -> entry with unit, scope, versions, ...)."""
 
     def __init__(self, entries: Mapping[str, Any], risky: Optional[Mapping[str, Any]] = None,
-                 traits: Optional[Mapping[str, Any]] = None):
+                 traits: Optional[Mapping[str, Any]] = None,
+                 symptoms: Optional[Mapping[str, Any]] = None):
         self._entries = entries  # a Mapping; the merged catalogue merges an entry on its first lookup
         self._risky: Mapping[str, Any] = risky if risky is not None else {}  # name -> risky-values entries
         self._traits: Mapping[str, Any] = traits if traits is not None else {}  # name -> traits.toml record
         self._traits_of: dict[str, Traits] = {}
+        self._symptoms: Mapping[str, Any] = symptoms if symptoms is not None else {}  # id -> symptoms entry
         self._ranges: dict[str, VersionRange] = {}
         self._found: dict[tuple[str, str, Version], Any] = {}
         self._specs: dict[tuple[str, str, Version], Optional[VarSpec]] = {}
@@ -173,6 +176,11 @@ class VariableCatalogue:
         """The names whose trait has this value, in traits.toml's order (memory="per_connection",
         role="identity", plan_full=True, ...)."""
         return tuple(n for n, t in self._traits.items() if getattr(t, trait, None) == value)
+
+    def symptom_entries(self) -> Mapping[str, Any]:
+        """id -> symptoms entry (advisor.knowledge.schema.Symptom shape; the bundled catalogue reads them
+        from symptoms.toml on first use)."""
+        return self._symptoms
 
     def curated_names(self) -> list[str]:
         """The hand-curated names (all of them when the entries are not a merged catalogue)."""

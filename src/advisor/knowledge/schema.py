@@ -294,4 +294,89 @@ class VariableTraits(StrictModel):
             raise ValueError(f"a {self.role} variable is no fix target: no durable, plan_full or block")
         if bool(self.relaxed) != bool(self.relaxed_loses):
             raise ValueError("relaxed and relaxed_loses come together")
+
+
+SymptomMeasure = Literal["ratio", "count", "rate", "limit"]
+SymptomOp = Literal["gt", "ge", "lt", "le"]
+
+
+class Symptom(StrictModel):
+    """One status counter (or ratio) that shows a problem the variables only hint at (symptoms.toml).
+
+    `measure` says what is compared with `value` by `op`:
+      ratio  status.<counter> / status.<of>            (a share: 0.25 = a quarter; or "per event": 10)
+      count  status.<counter>                           (events since start)
+      rate   rate.<counter>, per second                 (over a sampled interval, else since start,
+                                                         which needs the code's MIN_UPTIME_FOR_RATES)
+      limit  status.<counter> / var.<of>                (a gauge's share of the variable that caps it)
+    The sample it needs: `min_events` of status.<events> (absent: status.<of> for a ratio, status.<counter>
+    for a rate or a limit) and `min_uptime` seconds; below either the outcome is
+    unknown, never passed. The entry is data: the symptoms rule family (advisor.rules.symptoms) makes
+    one rule of it, id = the entry's id, with examples derived from the thresholds."""
+
+    title: str = Field(min_length=10, description="the problem, as a rule title")
+    counter: str = Field(pattern=r"^[A-Z][A-Za-z0-9_]+$", description="a SHOW GLOBAL STATUS name")
+    measure: SymptomMeasure
+    of: Optional[str] = Field(None, description="ratio: the status counter divided by; limit: the variable")
+    op: SymptomOp = "gt"
+    value: float
+    min_events: int = Field(0, ge=0)
+    events: Optional[str] = Field(None, description="the status counter min_events counts (absent: `of` for a "
+                                  "ratio, the counter itself for a rate or a limit; a count names it)")
+    min_uptime: int = Field(0, ge=0, description="seconds of uptime the judgement needs")
+    purposes: list[Purpose] = Field(default_factory=lambda: ["production", "benchmark"])
+    severity: Severity
+    basis: Basis
+    category: str
+    why: str = Field(min_length=20, description="one sentence: what the counter shows and why it matters")
+    fix: dict[Literal["*", "mysql", "percona", "mariadb"], str] = Field(
+        description="what to change, in words: '*' for every flavor, a flavor's own text where it differs")
+    variables: list[str] = Field(default_factory=list, description="the server variables it points to")
+    sources: list[str] = Field(min_length=1)
+    flavors: dict[FlavorName, str] = Field(default_factory=lambda: {"mysql": "*", "percona": "*", "mariadb": "*"})
+    only_if: dict[str, Scalar] = Field(default_factory=dict, description="variables that must have these values "
+                                       "for the counter to mean anything (log_bin = 'ON'): otherwise not_applicable")
+    live: Optional[str] = Field(None, description="the live test group that reproduces it on MariaDB "
+                                "(tests/integration/test_symptoms_live.py)")
+    not_live: Optional[str] = Field(None, description="why no live MariaDB 10.11 test reproduces it")
+    recorded: Optional[str] = Field(None, description="a recorded set under tests/fixtures/flavors where the "
+                                    "counter exists, audited in its stead")
+
+    @field_validator("sources")
+    @classmethod
+    def _urls(cls, v: list[str]) -> list[str]:
+        for s in v:
+            if not s.startswith("https://"):
+                raise ValueError(f"sources are https URLs (got {s!r})")
+        return v
+
+    @field_validator("flavors")
+    @classmethod
+    def _ranges(cls, v: dict[str, str]) -> dict[str, str]:
+        for rng in v.values():
+            VersionRange(rng)
+        return v
+
+    @field_validator("why")
+    @classmethod
+    def _one_sentence(cls, v: str) -> str:
+        body = v.strip().rstrip(".")
+        if ". " in body or not v.strip().endswith("."):
+            raise ValueError("why is one sentence ending with a full stop")
+        return v
+
+    @model_validator(mode="after")
+    def _shape(self) -> "Symptom":
+        if self.measure in ("ratio", "limit") and not self.of:
+            raise ValueError(f"measure {self.measure} needs `of`")
+        if self.measure in ("count", "rate") and self.of:
+            raise ValueError(f"measure {self.measure} takes no `of`")
+        if self.measure == "count" and self.min_events and not self.events:
+            raise ValueError("a count with min_events names the counter they are counted in (`events`)")
+        if "*" not in self.fix:
+            raise ValueError("fix needs a '*' text (flavors may add their own)")
+        if (self.live is None) == (self.not_live is None):
+            raise ValueError("give exactly one of `live` (a live test group) and `not_live` (why not)")
+        if self.not_live is not None and self.recorded is None:
+            raise ValueError("an entry without a live test names a `recorded` set instead")
         return self

@@ -20,6 +20,7 @@ from advisor.rules.catalogue import Catalogue
 from advisor.rules.entries import KINDS, CheckEntry, SizerEntry, kind_of
 from advisor.rules.examples_run import run_check_example, run_example, run_sizer_example, sizer_workload
 from advisor.rules.formulas import FORMULAS
+from advisor.rules.symptoms import is_symptom
 from advisor.rules.schema import Rule
 from advisor.units import format_size
 
@@ -254,7 +255,8 @@ def index_page(kind: str, entries: list[Any], generated: tuple[str, ...] = ()) -
     k = KINDS[kind]
     out = [GENERATED, "", f"# {k.heading}", ""]
     if kind == "rule":
-        made = [r for r in entries if r.id in generated]
+        signs = [r for r in entries if r.id in generated and is_symptom(r)]
+        made = [r for r in entries if r.id in generated and not is_symptom(r)]
         out += ["| id | severity | category | title |", "|---|---|---|---|"]
         out += [f"| [{r.id}]({r.id}.md) | {r.spec.severity} | {r.spec.category} | {r.spec.title} |"
                 for r in entries if r.id not in generated]
@@ -266,6 +268,14 @@ def index_page(kind: str, entries: list[Any], generated: tuple[str, ...] = ()) -
                     "configuration alone, unless a hand-written rule about the same variable already reported it.",
                     "", "| id | severity | category | title |", "|---|---|---|---|"]
             out += [f"| [{r.id}]({r.id}.md) | {r.spec.severity} | {r.spec.category} | {r.spec.title} |" for r in made]
+        if signs:
+            out += ["", "## Symptoms", "",
+                    f"{len(signs)} rules generated from the symptoms entries (src/advisor/knowledge/symptoms.toml, "
+                    "advisor.rules.symptoms): each judges one status counter or ratio against a sourced threshold "
+                    "once the sample is large enough, and is unknown below it.",
+                    "", "| id | severity | category | counter | title |", "|---|---|---|---|---|"]
+            out += [f"| [{r.id}]({r.id}.md) | {r.spec.severity} | {r.spec.category} | "
+                    f"{r.when.facts()[0].split('.', 1)[1]} | {r.spec.title} |" for r in signs]
     elif kind == "sizer":
         out += ["| id | writes | title |", "|---|---|---|"]
         out += [f"| [{e.id}]({e.id}.md) | {', '.join(e.spec.variables)} | {e.title} |" for e in entries]

@@ -20,9 +20,10 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules.risky import risky_rules
 from advisor.rules.conditions import Rule
+from advisor.rules.symptoms import symptom_rules
 
 RuleGenerator = Callable[[VariableCatalogue], Iterable[Rule]]
-RULE_GENERATORS: tuple[RuleGenerator, ...] = (risky_rules,)
+RULE_GENERATORS: tuple[RuleGenerator, ...] = (risky_rules, symptom_rules)
 
 Others = Callable[[], Mapping[str, Sequence[Any]]]  # () -> {kind: entries} for every kind but "rule"
 

@@ -180,6 +180,9 @@ class Rule:
     # catalogue says it does not exist) and the hand-written rules that judge it first (defers_to)
     variable: Optional[str] = None
     defers_to: tuple[str, ...] = ()
+    # generated symptom rules (advisor.rules.symptoms): the sample the judgement needs (uptime, events);
+    # while it does not hold the outcome is unknown, never passed
+    sample: Optional[Condition] = None
 
     kind: str = "rule"
 
@@ -201,6 +204,8 @@ class Rule:
 
     def fact_paths(self) -> list[str]:
         out: list[str] = list(self.when.facts())
+        if self.sample:
+            out += self.sample.facts()
         if self.applies_when:
             out += self.applies_when.facts()
         for c in self.override_whens:

@@ -247,6 +247,10 @@ def evaluate_rule(rule: Rule, view: FactView) -> Outcome:
     na = _applicability(rule, view)
     if na is not None:
         return na
+    if rule.sample is not None:
+        r, why = eval_condition(rule.sample, view)
+        if r is not True:
+            return Outcome(spec.id, "unknown", f"too small a sample to judge: {why}")
     r, why = eval_condition(rule.when, view)
     if r is False:
         return Outcome(spec.id, "passed", why)

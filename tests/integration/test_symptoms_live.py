@@ -1,0 +1,276 @@
+"""The symptoms rule family against real throwaway mariadbd servers: each entry with `live` in
+src/advisor/knowledge/symptoms.toml is made to fire by a workload on a server started with small
+variables (tmp_table_size=16K, table_open_cache=10, thread_cache_size=0, ...) so that the symptom shows
+in seconds. Entries are grouped by the server they need (GROUPS below); the entries without a live test
+say why in `not_live` and are audited on a recorded set instead (tests/unit/test_symptom_rules.py).
+
+The assertions are outcomes (fired, with the counter in the message), never durations or rates of this
+machine: the workloads make each counter pass its threshold by a wide margin (counts, not speed), and the
+rate entries are judged over a sampled interval while a loop keeps producing their events."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pymysql
+import pytest
+
+from advisor.knowledge.symptoms import entries
+from tests.support.cli import run_json
+
+pytestmark = pytest.mark.requires_mariadbd
+
+GROUPS: dict[str, set[str]] = {}
+for _sid, _e in entries().items():
+    if _e.live:
+        GROUPS.setdefault(_e.live, set()).add(_sid)
+
+QUERIES = {"tmp-table-size": "16K", "max-heap-table-size": "16K", "sort-buffer-size": "32K",
+           "key-buffer-size": "64K", "query-cache-type": "1", "query-cache-size": "64K", "long-query-time": "0",
+           "table-open-cache": "10", "innodb-open-files": "10", "log-bin": "binlog", "server-id": "1",
+           "binlog-format": "ROW", "binlog-cache-size": "4096", "binlog-stmt-cache-size": "4096", "aria-pagecache-buffer-size": "128K",
+           "innodb-flush-log-at-trx-commit": "0", "max-connections": "300"}
+CONNECTIONS = {"thread-cache-size": "0", "max-connect-errors": "1000000"}
+INNODB = {"innodb-buffer-pool-size": "6M", "innodb-lock-wait-timeout": "20", "max-connections": "300",
+          "innodb-flush-log-at-trx-commit": "0"}
+
+
+def _audit(db, *extra: str, purpose: str = "production") -> dict:
+    code, report, err = run_json("audit", "--host", "127.0.0.1", "--port", str(db.port), "--user", "root",
+                                 "--no-defaults", "--no-calibrate", "--purpose", purpose, "--format", "json", *extra)
+    assert code in (0, 1, 2), err
+    return report
+
+
+def _fired(report: dict, ids: set[str]) -> None:
+    outcomes = {o["rule"]: o for o in report["outcomes"]}
+    found = {f["rule"]: f for f in report["findings"]}
+    missing = {i: (outcomes[i]["status"], outcomes[i].get("reason", "")) for i in sorted(ids) if i not in found}
+    assert not missing, missing
+    for i in ids:
+        assert entries()[i].counter in found[i]["message"], found[i]["message"]
+
+
+def _run(conn, *sqls: str) -> None:
+    with conn.cursor() as cur:
+        for s in sqls:
+            cur.execute(s)
+            cur.fetchall()
+
+
+def _connect(db, **kw):
+    return db.connect(autocommit=True, **kw)
+
+
+# ---------------------------------------------------------------- the "queries" server
+
+def _queries_workload(db) -> None:
+    c = _connect(db)
+    _run(c, "SET SESSION sql_log_bin = 0", "CREATE DATABASE w", "USE w",
+         "CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(200), c TEXT) ENGINE=InnoDB",
+         "INSERT INTO t SELECT seq, seq % 97, CONCAT(REPEAT('b', 180), seq), REPEAT('c', 100) FROM seq_1_to_2000",
+         "CREATE TABLE u (id INT PRIMARY KEY, b VARCHAR(20)) ENGINE=InnoDB",
+         "INSERT INTO u SELECT seq, CONCAT('u', seq) FROM seq_1_to_100",
+         "CREATE TABLE t2 (id INT PRIMARY KEY, b VARCHAR(200)) ENGINE=InnoDB",
+         "INSERT INTO t2 SELECT seq, CONCAT(REPEAT('b', 190), seq) FROM seq_1_to_120",
+         # keys built after the load (by sort, outside the key cache): the key cache sees only the workload
+         "CREATE TABLE m (id INT NOT NULL, a INT, pad CHAR(200)) ENGINE=MyISAM",
+         "INSERT INTO m SELECT seq, seq * 7919 % 20011, 'p' FROM seq_1_to_20000",
+         "ALTER TABLE m ADD PRIMARY KEY (id), ADD KEY (a)",
+         "CREATE TABLE md (id INT PRIMARY KEY) ENGINE=MyISAM",
+         "CREATE TABLE mk (id INT PRIMARY KEY, a INT, KEY (a)) ENGINE=MyISAM")
+    for i in range(30):
+        _run(c, f"CREATE TABLE o{i} (id INT PRIMARY KEY) ENGINE=InnoDB", f"INSERT INTO o{i} VALUES (1)")
+    # loops in stored procedures: thousands of statements in one round trip (SET/DO keep Com_select out)
+    _run(c, """CREATE PROCEDURE loops()
+    BEGIN
+      DECLARE i INT DEFAULT 0;
+      WHILE i < 15000 DO SET @x = (SELECT id FROM m WHERE a = (i * 31) % 20011 LIMIT 1); SET i = i + 1; END WHILE;
+      SET i = 0;
+      WHILE i < 120 DO SET @x = (SELECT MAX(pad) FROM m IGNORE INDEX (a, PRIMARY)); SET i = i + 1; END WHILE;
+      SET i = 0;
+      WHILE i < 80 DO SET @x = (SELECT MAX(LENGTH(c)) FROM (SELECT id, c FROM t ORDER BY a, c LIMIT 2000) s); SET i = i + 1; END WHILE;
+      SET i = 0;
+      WHILE i < 400 DO SET @x = (SELECT COUNT(*) FROM t2 GROUP BY b LIMIT 1); SET i = i + 1; END WHILE;
+      SET i = 0;
+      WHILE i < 700 DO SET @x = (SELECT COUNT(*) FROM u GROUP BY b LIMIT 1); SET i = i + 1; END WHILE;
+      SET i = 0;
+      WHILE i < 12000 DO INSERT INTO mk VALUES (i, i); SET i = i + 1; END WHILE;
+      SET i = 0;
+      WHILE i < 1100 DO UPDATE u SET b = b WHERE b = 'none'; DELETE FROM u WHERE b = 'none'; SET i = i + 1; END WHILE;
+    END""", "CALL loops()")
+    # top-level SELECTs: uncacheable full index scans, and cacheable results that overflow the query cache
+    for i in range(2600):
+        _run(c, "SELECT COUNT(*), NOW() FROM u")
+    for i in range(1200):
+        _run(c, f"SELECT id, b FROM t WHERE id BETWEEN {i} AND {i + 5}")
+    for i in range(1200):
+        _run(c, f"DO (SELECT id FROM o{i % 30} LIMIT 1)")
+    _run(c, "CREATE TABLE r1 (id INT PRIMARY KEY, lo INT, hi INT) ENGINE=InnoDB",
+         "INSERT INTO r1 SELECT seq, seq * 10, seq * 10 + 5 FROM seq_1_to_5",
+         "CREATE TABLE r2 (id INT PRIMARY KEY, v INT, KEY (v)) ENGINE=InnoDB",
+         "INSERT INTO r2 SELECT seq, seq FROM seq_1_to_500", "ANALYZE TABLE r1, r2",
+         "SELECT COUNT(*) FROM r1 JOIN r2 ON r2.v BETWEEN r1.lo AND r1.hi OR r2.v = r1.id * 3",
+         "SELECT MASTER_GTID_WAIT('0-1-1000000', 0.01)")
+    try:
+        _run(c, "SET STATEMENT max_statement_time = 0.01 FOR SELECT SLEEP(2)")
+    except pymysql.err.OperationalError:
+        pass  # 1969: the statement was aborted, which is what the counter counts
+    _run(c, "INSERT DELAYED INTO md VALUES (1)", "INSERT DELAYED INTO md VALUES (1)")
+    # binary log caches: one session with the binary log on, transactions and statements over 4 KiB
+    b = _connect(db, database="w")
+    _run(b, "CREATE TABLE bl (id INT PRIMARY KEY, p TEXT) ENGINE=InnoDB",
+         "CREATE TABLE bm (id INT PRIMARY KEY, p TEXT) ENGINE=MyISAM",
+         """CREATE PROCEDURE binlogs()
+    BEGIN
+      DECLARE i INT DEFAULT 0;
+      WHILE i < 1100 DO INSERT INTO bl VALUES (i, REPEAT('x', 30000)); INSERT INTO bm VALUES (i, REPEAT('x', 30000));
+        SET i = i + 1; END WHILE;
+    END""", "CALL binlogs()")
+    deadline = time.monotonic() + 10
+    while int(db.query("SHOW GLOBAL STATUS LIKE 'Delayed_errors'")[0][1]) == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)  # the delayed-insert handler runs after the client was answered
+    b.close()
+    c.close()
+
+
+def test_queries_group(mariadb_factory):
+    db = mariadb_factory(options=QUERIES)
+    _queries_workload(db)
+    _fired(_audit(db), GROUPS["queries"])
+
+
+# ---------------------------------------------------------------- rates over a sampled interval
+
+def test_rates_group(mariadb_factory):
+    db = mariadb_factory(options={"sort-buffer-size": "32K", "tmp-table-size": "16K", "max-heap-table-size": "16K"})
+    c = _connect(db)
+    _run(c, "CREATE DATABASE w", "USE w",
+         "CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(200)) ENGINE=InnoDB",
+         "INSERT INTO t SELECT seq, CONCAT(REPEAT('b', 150), seq) FROM seq_1_to_3000",
+         "CREATE TABLE j1 (id INT PRIMARY KEY, k INT) ENGINE=InnoDB", "INSERT INTO j1 SELECT seq, seq FROM seq_1_to_20",
+         "CREATE TABLE j2 (id INT PRIMARY KEY, k INT) ENGINE=InnoDB", "INSERT INTO j2 SELECT seq, seq FROM seq_1_to_20")
+    stop = threading.Event()
+
+    def loop() -> None:
+        w = _connect(db, database="w")
+        while not stop.is_set():  # a sort that spills to merge passes in a file, and a join without an index
+            _run(w, "SELECT SQL_NO_CACHE * FROM t ORDER BY b DESC LIMIT 2900,1",
+                 "SELECT SQL_NO_CACHE COUNT(*) FROM j1 JOIN j2 ON j1.k = j2.k")
+        w.close()
+
+    worker = threading.Thread(target=loop)
+    worker.start()
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # the entries' sample: 100 events since start
+            got = dict(db.query("SHOW GLOBAL STATUS WHERE Variable_name IN "
+                                "('Sort_merge_passes', 'Select_full_join', 'Created_tmp_files')"))
+            if min(int(v) for v in got.values()) >= 100:
+                break
+            time.sleep(0.2)
+        report = _audit(db, "--sample-seconds", "3")
+    finally:
+        stop.set()
+        worker.join()
+        c.close()
+    _fired(report, GROUPS["rates"])
+    assert any(v.startswith("measured over") for f in report["findings"] if f["rule"] in GROUPS["rates"]
+               for k, v in f["evidence"].items() if k == "rate_basis")
+
+
+# ---------------------------------------------------------------- connections
+
+def test_connections_group(mariadb_factory):
+    db = mariadb_factory(options=CONNECTIONS)
+    db.query("CREATE USER app@'%' IDENTIFIED BY 'right'")
+    for i in range(1000):
+        db.connect(user="app", password="right").close()
+    for i in range(60):  # wrong password: aborted connects and access denied
+        with pytest.raises(pymysql.err.OperationalError):
+            db.connect(user="app", password="wrong")
+    for i in range(80):  # dropped without COM_QUIT: aborted clients
+        conn = db.connect(user="app", password="right")
+        conn._sock.close()
+        conn._sock = None
+    for i in range(60):  # closed before the handshake: aborted before authentication
+        s = socket.create_connection(("127.0.0.1", db.port))
+        s.close()
+    time.sleep(0.5)
+    _fired(_audit(db), GROUPS["connections"])
+
+
+# ---------------------------------------------------------------- InnoDB: buffer pool, row locks, deadlocks
+
+def test_innodb_group(mariadb_factory):
+    db = mariadb_factory(options=INNODB)
+    c = _connect(db)
+    _run(c, "CREATE DATABASE w", "USE w",
+         "CREATE TABLE big (id INT PRIMARY KEY, pad VARCHAR(3000)) ENGINE=InnoDB",
+         "START TRANSACTION", "INSERT INTO big SELECT seq, REPEAT('p', 3000) FROM seq_1_to_15000", "COMMIT",
+         "CREATE TABLE hot (id INT PRIMARY KEY, v INT) ENGINE=InnoDB", "INSERT INTO hot VALUES (1, 0), (2, 0)",
+         """CREATE PROCEDURE lookups()
+    BEGIN
+      DECLARE i INT DEFAULT 0;
+      WHILE i < 60000 DO SET @x = (SELECT LENGTH(pad) FROM big WHERE id = 1 + (i * 7919) % 15000); SET i = i + 1; END WHILE;
+    END""",
+         """CREATE PROCEDURE commits()
+    BEGIN
+      DECLARE i INT DEFAULT 0;
+      WHILE i < 1100 DO START TRANSACTION; UPDATE hot SET v = v + 1 WHERE id = 2; COMMIT;
+        IF i % 5 = 0 THEN START TRANSACTION; UPDATE hot SET v = v + 1 WHERE id = 2; ROLLBACK; END IF;
+        SET i = i + 1; END WHILE;
+      SET i = 0;
+      WHILE i < 10000 DO UPDATE hot SET v = v + 1 WHERE id = 2; SET i = i + 1; END WHILE;
+    END""",
+         "START TRANSACTION", "CALL lookups()", "COMMIT", "CALL commits()")
+    for i in range(10500):  # statements from clients (Questions)
+        _run(c, "SELECT 1")
+    _row_lock_waits(db, waiters=200, hold=1.5)
+    for i in range(120):
+        _deadlock(db)
+    c.close()
+    _fired(_audit(db), GROUPS["innodb"])
+
+
+def _row_lock_waits(db, waiters: int, hold: float) -> None:
+    holder = _connect(db, database="w")
+    _run(holder, "START TRANSACTION", "UPDATE hot SET v = v + 1 WHERE id = 1")
+    conns = [_connect(db, database="w") for _ in range(waiters)]
+    threads = [threading.Thread(target=_run, args=(w, "UPDATE hot SET v = v + 1 WHERE id = 1")) for w in conns]
+    for t in threads:
+        t.start()
+    time.sleep(hold)
+    _run(holder, "COMMIT")
+    for t in threads:
+        t.join()
+    for x in [holder, *conns]:
+        x.close()
+
+
+def _deadlock(db) -> None:
+    a, b = _connect(db, database="w"), _connect(db, database="w")
+    _run(a, "START TRANSACTION", "UPDATE hot SET v = v + 1 WHERE id = 1")
+    _run(b, "START TRANSACTION", "UPDATE hot SET v = v + 1 WHERE id = 2")
+    errors: list[Exception] = []
+
+    def second() -> None:
+        try:
+            _run(a, "UPDATE hot SET v = v + 1 WHERE id = 2")
+        except pymysql.err.OperationalError as e:
+            errors.append(e)
+
+    t = threading.Thread(target=second)
+    t.start()
+    time.sleep(0.05)
+    try:
+        _run(b, "UPDATE hot SET v = v + 1 WHERE id = 1")
+    except pymysql.err.OperationalError as e:
+        errors.append(e)
+    t.join()
+    for x in (a, b):
+        _run(x, "ROLLBACK")
+        x.close()
+    assert errors, "no deadlock"
