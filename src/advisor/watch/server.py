@@ -8,10 +8,15 @@ watcher's parsing, most of its CPU) to a sixth of the ~500 rows. A server that r
 form gets the plain SHOW GLOBAL STATUS. A statement that fails is recorded once and skipped
 afterwards; a lost connection is reopened at the next interval, and the interval in between has no
 server numbers.
+
+The start-of-watch audit reads through the same connection from its own thread (shared()): one
+statement at a time under a lock, so a sample waits for at most one of the audit's statements and
+the watch stays one session on the server.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any, Optional
 
@@ -35,6 +40,7 @@ class ServerSampler:
         self.status_sql = Q_STATUS
         self.notes: list[str] = []
         self.statements = 0
+        self.lock = threading.Lock()
 
     def _query(self, sql: str) -> list[tuple[Any, ...]]:
         assert sql.lstrip().upper().startswith(("SELECT", "SHOW")), sql
@@ -43,9 +49,13 @@ class ServerSampler:
 
             self.conn = connect(dataclasses.replace(self.ep, connect_timeout=min(self.ep.connect_timeout, RECONNECT_S)))
         self.statements += 1
-        with self.conn.cursor() as cur:
+        with self.lock, self.conn.cursor() as cur:
             cur.execute(sql)
             return list(cur.fetchall())
+
+    def shared(self) -> "SharedConnection":
+        """The connection for another thread's reads (the audit's collect), one cursor at a time."""
+        return SharedConnection(self)
 
     def sample(self) -> tuple[Optional[dict[str, str]], dict[str, int], float, Optional[str]]:
         """(status or None, states, milliseconds the statements took, what went wrong or None)."""
@@ -78,12 +88,64 @@ class ServerSampler:
         return status, states, (time.perf_counter() - t0) * 1000, None
 
     def _drop(self) -> None:
-        try:
-            if self.conn is not None:
-                self.conn.close()
-        except Exception:  # the connection is already broken
-            pass
-        self.conn = None
+        with self.lock:  # not while the audit's thread is inside a statement
+            try:
+                if self.conn is not None:
+                    self.conn.close()
+            except Exception:  # the connection is already broken
+                pass
+            self.conn = None
 
     def close(self) -> None:
         self._drop()
+
+
+class SharedConnection:
+    """The sampler's connection as advisor.collect reads it: `with conn.cursor() as cur` holds the
+    sampler's lock for that statement; other attributes (encoding) are the connection's. A connection
+    the sampler dropped (the server went away) reads as a broken one (OSError)."""
+
+    def __init__(self, sampler: ServerSampler):
+        object.__setattr__(self, "_sampler", sampler)
+
+    def _conn(self) -> Any:
+        conn = self._sampler.conn
+        if conn is None:
+            raise OSError("the watch's connection to the server was lost")
+        return conn
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn(), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._conn(), name, value)
+
+    def cursor(self) -> "_LockedCursor":
+        return _LockedCursor(self._sampler)
+
+    def close(self) -> None:  # the sampler owns the connection
+        pass
+
+
+class _LockedCursor:
+    def __init__(self, sampler: ServerSampler):
+        self.sampler = sampler
+        self.cur: Any = None
+
+    def __enter__(self) -> Any:
+        self.sampler.lock.acquire()
+        try:
+            conn = self.sampler.conn
+            if conn is None:
+                raise OSError("the watch's connection to the server was lost")
+            self.cur = conn.cursor()
+            return self.cur.__enter__()
+        except BaseException:
+            self.sampler.lock.release()
+            raise
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            self.cur.__exit__(*exc)
+        finally:
+            self.sampler.lock.release()
