@@ -41,6 +41,8 @@ class ServerSampler:
         self.notes: list[str] = []
         self.statements = 0
         self.lock = threading.Lock()
+        self.shared_counts: dict[str, int] = {}  # what the shared connection's statements added to the counters
+        self.seen: dict[str, int] = {}  # shared_counts as of the last SHOW GLOBAL STATUS
 
     def _query(self, sql: str) -> list[tuple[Any, ...]]:
         assert sql.lstrip().upper().startswith(("SELECT", "SHOW")), sql
@@ -51,7 +53,10 @@ class ServerSampler:
         self.statements += 1
         with self.lock, self.conn.cursor() as cur:
             cur.execute(sql)
-            return list(cur.fetchall())
+            rows = list(cur.fetchall())
+            if sql.startswith(Q_STATUS_ALL):
+                self.seen = dict(self.shared_counts)
+            return rows
 
     def shared(self) -> "SharedConnection":
         """The connection for another thread's reads (the audit's collect), one cursor at a time."""
@@ -127,22 +132,45 @@ class SharedConnection:
         pass
 
 
+def counted(sql: str) -> tuple[str, ...]:
+    """The status counters one read-only statement adds 1 to (those the watch reads)."""
+    words = sql.split(None, 3)
+    head = [w.upper() for w in words[:3]]
+    out: tuple[str, ...] = ("Questions", "Queries")
+    if head[:1] == ["SELECT"]:
+        out += ("Com_select",)
+    elif head[:1] == ["SHOW"] and "STATUS" in head[1:]:
+        out += ("Com_show_status",)
+    return out
+
+
 class _LockedCursor:
+    """A cursor for one statement at a time under the sampler's lock; counts what it adds to the counters."""
+
     def __init__(self, sampler: ServerSampler):
         self.sampler = sampler
         self.cur: Any = None
 
-    def __enter__(self) -> Any:
+    def __enter__(self) -> "_LockedCursor":
         self.sampler.lock.acquire()
         try:
             conn = self.sampler.conn
             if conn is None:
                 raise OSError("the watch's connection to the server was lost")
-            self.cur = conn.cursor()
-            return self.cur.__enter__()
+            self.cur = conn.cursor().__enter__()
+            return self
         except BaseException:
             self.sampler.lock.release()
             raise
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        counts = self.sampler.shared_counts
+        for name in counted(sql):
+            counts[name] = counts.get(name, 0) + 1
+        return self.cur.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.cur, name)
 
     def __exit__(self, *exc: Any) -> None:
         try:

@@ -344,6 +344,7 @@ class Session:
         out: dict[str, Any] = {"mono": time.monotonic(), "wall": time.time()}
         status, states, ms, err = self.server.sample()
         out["server"] = (status, states, ms, err)
+        out["shared"] = dict(self.server.seen)
         if self.server_src is not None:
             out["server_host"] = self.server_src.sample()
         if self.client_src is not None and self.client_src is not self.server_src:
@@ -366,6 +367,7 @@ class Session:
             iv.notes.append(c_status[3])
         if p_status is not None and c_status[0] is not None:
             iv.server = server_interval(p_status, c_status[0], seconds, c_status[1], round(c_status[2], 2))
+            self._less_audit(iv, prev.get("shared") or {}, cur.get("shared") or {}, seconds)
             if iv.server.restarted:
                 iv.notes.append("the server restarted (Uptime went down): no server rates for this interval")
         setup = run.setup
@@ -391,6 +393,21 @@ class Session:
             pending, self._pending = self._pending, []
         self._place_reports(run, iv, pending)
         return iv
+
+    @staticmethod
+    def _less_audit(iv: Interval, before: dict[str, int], after: dict[str, int], seconds: float) -> None:
+        """Remove the audit's statements (read through the watch's connection) from the interval's rates,
+        as counters.server_interval removes the sampling's own."""
+        rates = iv.server.rates  # type: ignore[union-attr]
+        for name, n in after.items():
+            d = n - before.get(name, 0)
+            if d <= 0 or name not in rates or seconds <= 0:
+                continue
+            v = round(max(0.0, rates[name] - d / seconds), 4)
+            if name.startswith("Com_") and v <= 0:
+                del rates[name]
+            else:
+                rates[name] = v
 
     def _place_reports(self, run: WatchRun, iv: Interval, reports: list[SysbenchReport]) -> None:
         """A report line covers the `step` seconds before it arrived: it belongs to the interval that
