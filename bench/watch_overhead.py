@@ -6,7 +6,8 @@ server and while sysbench runs, measured two ways side by side.
 - internal: the CPU time the watcher counts for its sampling intervals (time.process_time over
   every thread of the process: the loop, the command's output reader) over the run's duration;
 - external: utime + stime of the advisor process from /proc/PID/stat, read by this script a few
-  seconds after start (after start-up and the audit) and shortly before the end: the steady state;
+  seconds after start, once the audit's thread (the one at nice 10) has ended, and shortly before
+  the end: the steady state;
 - statements: the server's Questions counter read by this script over the same window, less its
   own two reads, per second.
 
@@ -44,6 +45,24 @@ def proc_cpu(pid: int) -> float:
     return (int(f[11]) + int(f[12])) / CLK
 
 
+def niced_threads(pid: int) -> int:
+    """Threads of the process niced below its main thread: the audit's, while it runs beside the sampling."""
+    def nice(tid: str) -> int:
+        return int(Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+    n = 0
+    try:
+        main = nice(str(pid))
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                n += nice(tid) > main
+            except (OSError, ValueError, IndexError):
+                pass
+    except (OSError, ValueError, IndexError):
+        return 0
+    return n
+
+
 def questions(db: MariaDB) -> int:
     return int(db.query("SHOW GLOBAL STATUS LIKE 'Questions'")[0][1])
 
@@ -61,8 +80,11 @@ def one(advisor: str, db: MariaDB, seconds: int, load: bool, workdir: Path) -> d
     with open(workdir / "out.txt", "w") as out:
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "HOME": "/nonexistent"})
         time.sleep(5)
+        start = time.monotonic()
+        while niced_threads(p.pid) and time.monotonic() - start < seconds - 9:  # the audit still runs
+            time.sleep(0.2)
         c0, q0, t0 = proc_cpu(p.pid), questions(db), time.monotonic()
-        time.sleep(seconds - 7)
+        time.sleep(max(1.0, seconds - 7 - (t0 - start)))
         c1, q1, t1 = proc_cpu(p.pid), questions(db), time.monotonic()
         p.wait(timeout=seconds + 60)
     run = json.loads(saved.read_text())
