@@ -39,10 +39,12 @@ DEMO_SNAPSHOT = "demo-seed-000.json"
 
 def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Optional[Endpoint] = None, *,
             machine: bool = True, sysroot: Optional[str] = None, ssh: Optional[str] = None,
-            ssh_options: Iterable[str] = (), host_facts: Optional[str] = None, conn: object = None) -> Snapshot:
+            ssh_options: Iterable[str] = (), host_facts: Optional[str] = None, conn: object = None,
+            progress: Optional[Callable[[str, float, float], None]] = None) -> Snapshot:
     """Connect, read the server (read-only) and return a snapshot. With `machine` (the default) the
     snapshot also gets the client's network path and, when they can be had, the server host's
-    facts (see collect_machine). `conn`: an open connection to read through (left open)."""
+    facts (see collect_machine). `conn`: an open connection to read through (left open). `progress`:
+    told how the --sample-seconds wait goes (read_server)."""
     from advisor.collect.connection import connect, resolve
 
     from advisor.collect.mysql import read_server
@@ -54,7 +56,7 @@ def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Opti
     own = conn is None
     conn = connect(ep) if own else conn
     try:
-        raw = read_server(conn, ep, sample_seconds=sample_seconds)
+        raw = read_server(conn, ep, sample_seconds=sample_seconds, progress=progress)
     finally:
         try:
             if own:
@@ -65,6 +67,8 @@ def collect(opts: ConnectionOptions, sample_seconds: float = 0.0, endpoint: Opti
     server = parse_server(raw, ep.user, ep.ssl_mode, ep.transport)
     snap = Snapshot.model_construct(advisor_version=__version__, collected_at=now_iso(), target=target,
                                     server=server, missing=[])
+    for key, why in raw.cuts.items():  # advisor.collect.limits: a statement's answer read in part
+        snap.missing.append(Missing.model_construct(fact=f"server.{key}", reason=why))
     if machine:
         collect_machine(snap, ep.host, ep.transport, sysroot=sysroot, ssh=ssh, ssh_options=ssh_options,
                         host_facts=host_facts)

@@ -185,9 +185,12 @@ def _prune(folder: Path, name: str, keep: Path, pattern: str = "pickle") -> None
 
 
 def code_files(*packages_dirs: Path) -> list[tuple[str, Path]]:
-    """The .py and data files of the given package directories and their subpackages, as cache inputs."""
+    """Every file of the given package directories and their subpackages (code and data of any kind:
+    a data file added later is in the key without naming it here), as cache inputs; compiled
+    bytecode and editor or temporary files are left out."""
     out = []
     for d in packages_dirs:
-        out += [(f"code:{p.name}", p) for p in sorted(d.rglob("*"))
-                if p.is_file() and p.suffix in (".py", ".toml", ".json") and "__pycache__" not in p.parts]
+        out += [(f"code:{p.relative_to(d)}", p) for p in sorted(d.rglob("*"))
+                if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".tmp", ".swp")
+                and not p.name.startswith((".", "#")) and not p.name.endswith("~")]
     return out

@@ -98,6 +98,12 @@ METAVARS: dict[str, str] = {
     "--ssh": "<[user@]host>", "--ssh-option": "<option>", "--sysbench": "<command>", "--ram": "<size>",
     "--cores": "<count>", "--jobs": "<count>", "--cnf": "<file>", "--variables": "<file>",
 }
+# Positional arguments, by parameter name: what they take ("…": repeatable); an argument with
+# choices (schema NAME) keeps its list of choices
+ARG_METAVARS: dict[str, str] = {
+    "command": "<command>…", "inputs": "<snapshot|dump|server>…", "targets": "<inventory>", "directory": "<dir>",
+    "rule_id": "<id>",
+}
 GENERIC = {"<str>", "<int>", "<float>", "<path>", "<text>"}
 
 
@@ -108,8 +114,20 @@ def _placeholders(cmd: object) -> None:
     for p in getattr(cmd, "params", []):
         if getattr(p, "is_flag", False) or getattr(p, "metavar", None):
             continue
+        if getattr(p, "param_type_name", "") == "argument":
+            shown = ARG_METAVARS.get(p.name or "")
+            if shown and type(p.type).__name__ == "StringParamType":
+                import copy
+
+                # the name column and the usage line show the placeholder; the type column, where
+                # typer prints <{type.name}> (<str>), stays empty
+                p.metavar = shown
+                named = copy.copy(p.type)
+                named.__class__ = type("Placeholder", (type(p.type),), {"get_metavar": lambda self, *a, **k: ""})
+                p.type = named
+            continue
         name = next((o for o in getattr(p, "opts", []) if o.startswith("--")), None)
-        if name in METAVARS:  # arguments keep typer's own {name}... form
+        if name in METAVARS:
             p.metavar = METAVARS[name]
 
 
@@ -157,6 +175,14 @@ def main(argv: Optional[list[str]] = None) -> None:
             code = EXIT_USAGE if _is(e, "UsageError") else getattr(e, "exit_code", 1)
             msg = msg.rstrip().rstrip(".")
             _fail(f"{msg}{'' if msg.endswith(('?', '!')) else '.'}{hint}", code)
+        if isinstance(e, OSError) and _file_error(e):
+            from advisor.inputs import clip
+
+            # a path the system refuses (a name longer than it allows, a loop of links, no permission)
+            # met where a command looks a file up: the value is bad, exit 2, naming the file
+            _fail(f"cannot use the file {clip(os.fsdecode(e.filename), 120)}: {e.strerror}. Tip: give a path "
+                  "the system can open (each name at most 255 bytes, the whole path at most 4,096) that "
+                  "this user may read.", EXIT_USAGE)
         if os.environ.get("ADVISOR_DEBUG"):  # a bug: one paragraph, traceback only on request
             raise
         _fail(f"internal error: {type(e).__name__}: {e}. Tip: this is a bug in advisor; run again with "
@@ -164,6 +190,14 @@ def main(argv: Optional[list[str]] = None) -> None:
     if rv == EXIT_INTERRUPTED:  # typer returns Ctrl-C as exit code 130 (no exception) in non-standalone mode
         _fail("interrupted.", EXIT_INTERRUPTED)
     _exit(rv if isinstance(rv, int) else 0)
+
+
+def _file_error(e: OSError) -> bool:
+    """An OSError of looking up or opening a named file (not a socket's or a bug's)."""
+    import errno
+
+    return isinstance(e.filename, (str, bytes)) and e.errno in (errno.ENAMETOOLONG, errno.ELOOP, errno.EACCES, errno.EPERM,
+                                                  errno.ENOTDIR, errno.EISDIR, errno.ENOENT)
 
 
 QUIET_FLAGS = ("--quiet", "-q")

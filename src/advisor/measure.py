@@ -33,11 +33,13 @@ def distribution(values_ms: Sequence[float], digits: int = 4) -> dict[str, Any]:
     from advisor.histogram import log_histogram
 
     if not values_ms:
-        return {"p50": None, "p99": None, "samples": 0, "min": None, "max": None, "mean": None, "histogram": None}
+        return {"p50": None, "p99": None, "p25": None, "p75": None, "samples": 0, "min": None, "max": None, "mean": None,
+                "histogram": None}
 
     def r(x: Optional[float]) -> Optional[float]:
         return None if x is None else round(x, digits)
-    return {"p50": r(percentile(values_ms, 50)), "p99": r(percentile(values_ms, 99)), "samples": len(values_ms),
+    return {"p50": r(percentile(values_ms, 50)), "p99": r(percentile(values_ms, 99)),
+            "p25": r(percentile(values_ms, 25)), "p75": r(percentile(values_ms, 75)), "samples": len(values_ms),
             "min": r(min(values_ms)), "max": r(max(values_ms)), "mean": r(sum(values_ms) / len(values_ms)),
             "histogram": log_histogram(values_ms)}
 
@@ -92,3 +94,64 @@ def flush_class(p50_ms: Optional[float], fstype: Optional[str]) -> tuple[Optiona
         return "client_nvme_like", (f"median {p50_ms:.2f} ms: each flush empties a volatile write cache, "
                                     "as client drives without power-loss protection do (about 1 ms)")
     return "slow", f"median {p50_ms:.1f} ms: rotational, networked or throttled storage"
+
+
+
+# ---------------------------------------------------------------- spread (STYLE 23)
+
+def histogram_quantile(hist: Any, q: float) -> Optional[float]:
+    """The q-quantile (0..1) of a recorded log-bucket histogram (log-interpolated inside a bin), or None."""
+    bins = getattr(hist, "bins", None) if hist is not None else None
+    if not bins:
+        return None
+    total = sum(b.count for b in bins)
+    target, seen = q * total, 0
+    for b in bins:
+        if seen + b.count >= target:
+            frac = (target - seen) / b.count if b.count else 0.0
+            return float(b.lo * (b.hi / b.lo) ** frac) if b.lo > 0 else float(b.lo + (b.hi - b.lo) * frac)
+        seen += b.count
+    return float(bins[-1].hi)
+
+
+def middle_half(dist: Any) -> Optional[tuple[float, float]]:
+    """The 25th-75th percentile range of a recorded distribution (its p25/p75, else its histogram's),
+    or None when neither was recorded (a single figure, a hand-written example)."""
+    if dist is None:
+        return None
+    lo, hi = getattr(dist, "p25", None), getattr(dist, "p75", None)
+    if lo is None or hi is None:
+        h = getattr(dist, "histogram", None)
+        lo, hi = histogram_quantile(h, 0.25), histogram_quantile(h, 0.75)
+    if lo is None or hi is None:
+        return None
+    return float(lo), float(hi)
+
+
+# figures that are one number per probe, with their spread recorded beside them: path -> (low, high) fields
+FIGURE_SPREADS = {
+    "sort_probe.ratio": ("sort_probe", "ratio_p25", "ratio_p75"),
+    "tls.query_ratio": ("tls", "query_ratio_p25", "query_ratio_p75"),
+}
+
+
+def calibration_spread(cal: Any, path: str) -> Optional[tuple[float, float]]:
+    """The spread of a calibration figure (`path` below calibration., e.g. 'fsync_ms.p50'): the middle
+    half of the samples for a distribution's median, the per-round ratios' middle half for the
+    ratios; None when none was recorded."""
+    if cal is None:
+        return None
+    if path in FIGURE_SPREADS:
+        obj, lo_f, hi_f = FIGURE_SPREADS[path]
+        o = getattr(cal, obj, None)
+        lo, hi = getattr(o, lo_f, None), getattr(o, hi_f, None)
+        return None if lo is None or hi is None else (float(lo), float(hi))
+    name, _, field = path.partition(".")
+    if field != "p50":
+        return None
+    return middle_half(getattr(cal, name, None))
+
+
+def spans(lo: float, hi: float, threshold: float) -> bool:
+    """Whether a measurement's middle half reaches both sides of a threshold."""
+    return lo < threshold <= hi

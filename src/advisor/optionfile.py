@@ -266,6 +266,9 @@ def _include(out: OptionFile, path: Path, ln: int, kind: str, target: str, chain
         _counted(out, state, "includes nested too deep", f"{where}: includes nested deeper than {MAX_INCLUDE_DEPTH} "
                  f"levels ({' -> '.join(chain[:2])} -> … -> {chain[-1]})")
         return
+    if "\x00" in target:  # no file has such a name; the server's C string would end at the NUL
+        out._problem(f"{where}: the name holds a NUL byte", fatal=True)
+        return
     tp = Path(target)
     if not tp.is_absolute():
         tp = state.cwd / tp

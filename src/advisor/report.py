@@ -14,8 +14,8 @@ from typing import Any
 
 from advisor import __version__
 from advisor.rules.engine import Finding, Outcome
-from advisor.rules.groups import FindingGroup, GroupSpec, group_findings, membership
-from advisor.rules.schema import SEVERITY_RANK
+from advisor.rules.conditions import SEVERITY_RANK
+from advisor.rules.groups import FindingGroup, Group, group_findings, membership
 from advisor.snapshot import Missing, Target
 
 REPORT_SCHEMA = "advisor.report/1"
@@ -40,7 +40,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     calibration: dict[str, Any] | None = None  # measurements and verdicts when calibration ran
     connection: str = ""  # live: how the advisor connected ("tcp, TLS VERIFY_CA (TLSv1.3)"); the JSON has it in no field of its own
-    groups: tuple[GroupSpec, ...] = ()  # the cause groups (Catalogue.cause_groups()); none: every fired rule is a finding
+    groups: tuple[Group, ...] = ()  # the cause groups (Catalogue.cause_groups()); none: every fired rule is a finding
 
     @property
     def findings(self) -> list[Finding]:

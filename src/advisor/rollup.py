@@ -5,8 +5,9 @@
 - unreachable hosts with their error and exit code;
 - configuration drift: per inventory group, the server variables whose values differ between the
   group's audited hosts (a value with the hosts that have it). Variables that name the host itself
-  (IDENTITY: server_id, hostname, the socket, the paths under its datadir, GTID positions, ...) are
-  expected to differ and are left out. Hosts without a group form the group `all`.
+  (server_id, hostname, the socket, the paths under its datadir, GTID positions, ...: the variable
+  catalogue's role 'identity', handed in as `identity`) are expected to differ and are left out. Hosts
+  without a group form the group `all`.
 """
 
 from __future__ import annotations
@@ -15,20 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 SEVERITIES = ("critical", "warning", "info")
-
-IDENTITY = frozenset({
-    "hostname", "server_id", "server_uuid", "server_uid", "report_host", "report_port", "report_user", "report_password", "port",
-    "socket", "pid_file", "datadir", "tmpdir", "innodb_tmpdir", "log_error", "general_log_file", "slow_query_log_file",
-    "log_bin_basename", "log_bin_index", "relay_log", "relay_log_basename", "relay_log_index", "relay_log_info_file",
-    "innodb_data_home_dir", "innodb_log_group_home_dir", "innodb_undo_directory", "aria_log_dir_path",
-    "innodb_temp_tablespaces_dir", "slave_load_tmpdir", "replica_load_tmpdir", "wsrep_data_home_dir", "log_basename",
-    "log_slow_query_file",
-    "gtid_executed", "gtid_purged", "gtid_binlog_pos", "gtid_binlog_state", "gtid_current_pos", "gtid_slave_pos",
-    "gtid_owned", "wsrep_node_name", "wsrep_node_address", "wsrep_node_incoming_address", "wsrep_sst_receive_address",
-    "bind_address", "mysqlx_port", "mysqlx_socket", "admin_address", "admin_port", "server_audit_file_path",
-    "timestamp", "pseudo_thread_id", "rand_seed1", "rand_seed2", "last_insert_id", "insert_id", "identity",
-})
-
 
 @dataclass
 class HostOutcome:
@@ -46,7 +33,8 @@ class HostOutcome:
 
 
 class Rollup:
-    def __init__(self) -> None:
+    def __init__(self, identity: frozenset[str] = frozenset()) -> None:
+        self.identity = identity  # the variables that name the host (VariableCatalogue.names_with("role", "identity"))
         self.rules: dict[str, dict[str, Any]] = {}
         self.hosts: dict[str, dict[str, Any]] = {}
         self.unreachable: list[dict[str, Any]] = []
@@ -72,7 +60,7 @@ class Rollup:
                 per = self._values.setdefault(g, {})
                 for k, v in h.variables.items():
                     k = k.lower()
-                    if k not in IDENTITY:
+                    if k not in self.identity:
                         per.setdefault(k, {}).setdefault(v, []).append(h.name)
 
     def drift(self) -> dict[str, list[dict[str, Any]]]:
@@ -105,5 +93,5 @@ class Rollup:
             "hosts": [{"host": name, **self.hosts[name]} for name in sorted(self.hosts)],
             "unreachable": sorted(self.unreachable, key=lambda u: u["host"]),
             "drift": self.drift(),
-            "drift_ignored": sorted(IDENTITY),
+            "drift_ignored": sorted(self.identity),
         }

@@ -21,7 +21,14 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.compare.model import Comparison
-from advisor.snapshot import Calibration, Flavor, HostFacts, Missing, Snapshot, Transport
+from advisor import snapshot as _snapshot
+from advisor.snapshot import Flavor, Transport
+
+# the snapshot's classes are plain objects; their pydantic twins describe and validate the JSON
+Calibration = _snapshot.pydantic_twin(_snapshot.Calibration)
+HostFacts = _snapshot.pydantic_twin(_snapshot.HostFacts)
+Missing = _snapshot.pydantic_twin(_snapshot.Missing)
+Snapshot = _snapshot.pydantic_twin(_snapshot.Snapshot)
 
 Severity = Literal["critical", "warning", "info"]
 Status = Literal["fired", "passed", "not_applicable", "unknown"]

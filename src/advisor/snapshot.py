@@ -1,4 +1,4 @@
-"""The snapshot: every fact the rules can read, as a versioned pydantic model.
+"""The snapshot: every fact the rules can read, as a versioned model (validated by pydantic when read from JSON).
 
 A snapshot is a file (`advisor collect -o snap.json`), so an audit can be replayed offline and
 gives the same findings as the live run. Every section records what could not be collected and
@@ -12,15 +12,16 @@ Fact paths used by rules (see advisor.rules.facts) address this model with dots:
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
 from advisor.versions import flavor_name
 
 SCHEMA_VERSION = 1
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=False, defer_build=True)
+from advisor.plainmodel import Field, SnapshotModel, field_validator, pydantic_twin  # noqa: F401 (re-exported)
+
+
+class _Model(SnapshotModel):
+    pass
 
 
 class Missing(_Model):
@@ -343,6 +344,9 @@ class Histogram(_Model):
 class Distribution(_Model):
     p50: Optional[float] = None
     p99: Optional[float] = None
+    p25: Optional[float] = Field(None, description="25th percentile: with p75, the middle half of the samples (the spread "
+                                 "a verdict compares with its threshold)")
+    p75: Optional[float] = Field(None, description="75th percentile")
     samples: int = 0
     min: Optional[float] = None
     max: Optional[float] = None
@@ -398,6 +402,9 @@ class TlsProbe(_Model):
     query_ratio: Optional[float] = Field(
         None, description="median over rounds of (TLS ÷ plain) small-query medians, each round's pair run back to "
                           "back on the same CPU")
+    query_ratio_p25: Optional[float] = Field(None, description="25th percentile of the per-round ratios: with "
+                                             "query_ratio_p75, the ratio's spread")
+    query_ratio_p75: Optional[float] = Field(None, description="75th percentile of the per-round ratios")
     stream_samples: int = 0
     handshake_histogram: Optional[OnOffHistogram] = Field(None, description="every connect time on each side")
     query_histogram: Optional[OnOffHistogram] = Field(
@@ -406,6 +413,9 @@ class TlsProbe(_Model):
 
 class SortProbe(_Model):
     ratio: Optional[float] = Field(None, description="latency with the server's sort_buffer_size / with a small one")
+    ratio_p25: Optional[float] = Field(None, description="25th percentile of the per-round ratios (each round's pair "
+                                       "run back to back): with ratio_p75, the ratio's spread")
+    ratio_p75: Optional[float] = Field(None, description="75th percentile of the per-round ratios")
     server_value: Optional[int] = Field(None, json_schema_extra={"unit": "bytes"}, description="the server's sort_buffer_size")
     small_value: Optional[int] = Field(None, json_schema_extra={"unit": "bytes"}, description="the small session value compared")
     server_ms: Optional[float] = None

@@ -45,6 +45,10 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else f"{text[:57]}… ({len(text):,} characters)"
 
 
+_INT_RE = re.compile(r"-?\d+")
+_FLOAT_RE = re.compile(r"-?\d+\.\d*(?:[eE][-+]?\d+)?|-?\d*\.\d+(?:[eE][-+]?\d+)?")
+
+
 def try_number(value: object) -> int | float | None:
     """A server value as a number if it is one ('33554432' -> 33554432, '0.5' -> 0.5), else None."""
     if isinstance(value, bool):
@@ -56,9 +60,9 @@ def try_number(value: object) -> int | float | None:
     s = value.strip()
     if len(s) > _MAX_DIGITS + 8:
         return None
-    if re.fullmatch(r"-?\d+", s):
+    if _INT_RE.fullmatch(s):
         return int(s)
-    if re.fullmatch(r"-?\d+\.\d*(?:[eE][-+]?\d+)?|-?\d*\.\d+(?:[eE][-+]?\d+)?", s):
+    if _FLOAT_RE.fullmatch(s):
         f = float(s)
         return f if math.isfinite(f) else None
     return None

@@ -1,6 +1,7 @@
 """Run one fuzz input through the real CLI entry point (advisor.cli.main, in this process) and judge
-the result: never exit 70, never hang, every error one paragraph that ends with a Tip and stays
-under 2,000 characters, never a traceback.
+the result: never exit 70, never hang, never a traceback; on exit 2 and above standard error begins
+(after warning and prompt lines) with the one `advisor: error:` paragraph, which ends with a Tip and
+stays under 2,000 characters.
 
 A hang is detected with an interval timer (SIGALRM) that raises `Hang`, a BaseException the CLI's
 catch-all cannot turn into an ordinary exit; the limit is a wall-clock ceiling for "stuck", far
@@ -57,21 +58,44 @@ class Tally:
         return "\n".join(lines)
 
 
+# lines README allows before the error paragraph: warnings, and the password prompt (getpass writes it
+# to standard error when there is no terminal)
+ALLOWED_BEFORE = ("advisor: warning: ", "Enter password for ")
+
+
+def stderr_shape(code: int, stderr: str) -> str:
+    """What is wrong with the shape of standard error for this exit status, or '' (README, "Output and
+    exit codes"): exit 2 and above (but 130) begins, after warning and prompt lines, with one
+    `advisor: error:` paragraph that ends with a Tip and stays under MAX_MESSAGE characters; exit 0
+    and 1 carry warnings only."""
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    rest = [ln for ln in lines if not ln.startswith(ALLOWED_BEFORE)]
+    if code in (0, 1):
+        if any(ln.startswith("advisor: error:") for ln in rest):
+            return f"exit {code} with an 'advisor: error:' paragraph"
+        return ""
+    if code == 130:
+        return ""
+    if not rest:
+        return f"exit {code} with nothing on stderr but warnings"
+    if not rest[0].startswith("advisor: error: "):
+        return f"exit {code}: stderr does not begin with an 'advisor: error:' paragraph"
+    if len(rest) > 1:
+        return f"exit {code}: more than the one error paragraph on stderr"
+    if len(rest[0]) > MAX_MESSAGE:
+        return f"error message of {len(rest[0])} characters"
+    if "Tip:" not in rest[0]:
+        return "error without a Tip"
+    return ""
+
+
 def judge(code: int, stderr: str) -> str:
     """What is wrong with this result, or ''."""
     if code == 70:
         return "internal error (exit 70)"
     if "Traceback" in stderr:
         return "traceback on stderr"
-    errors = [line for line in stderr.splitlines() if line.startswith("advisor: error:")]
-    if code >= 2 and not errors:
-        return f"exit {code} without an 'advisor: error:' paragraph"
-    for line in errors:
-        if len(line) > MAX_MESSAGE:
-            return f"error message of {len(line)} characters"
-        if code >= 2 and "Tip:" not in line:
-            return "error without a Tip"
-    return ""
+    return stderr_shape(code, stderr)
 
 
 def run_one(surface: str, index: int, args: tuple[str, ...], env: Optional[dict[str, str]] = None,

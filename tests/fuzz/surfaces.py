@@ -135,6 +135,10 @@ def host_facts_seed(work: Path) -> bytes:
 
 def host_facts_surface(work: Path, srv: Any) -> Make:
     seed = json.loads(host_facts_seed(work))
+    # a recorded tree has no resolved paths (path_info runs on a live root only): give the seed the
+    # entry a live host writes for the server's datadir, so mutations reach its fields
+    seed["raw"]["paths"] = {str(srv.variables.get("datadir") or "/var/lib/mysql/"):
+                            {"realpath": "/var/lib/mysql", "dev": "259:2", "exists": True}}
 
     def make(i: int) -> tuple[tuple[str, ...], Optional[dict[str, str]]]:
         rng = _rng("host-facts", i)
@@ -178,6 +182,10 @@ def fleet_surface(work: Path, srv: Any) -> Make:
     return make
 
 
+COLLECTOR_VARIABLES = ["datadir", "innodb_data_home_dir", "innodb_log_group_home_dir", "tmpdir", "log_bin_basename",
+                       "version", "version_comment", "performance_schema", "max_connections",
+                       "innodb_buffer_pool_size", "innodb_log_files_in_group", "innodb_redo_log_capacity",
+                       "innodb_log_file_size", "port", "hostname", "sql_mode"]
 SIZE_QUERY = r"SUM\(DATA_LENGTH\)"
 ID_QUERY = r"^SELECT CONNECTION_ID\(\)"
 
@@ -199,7 +207,9 @@ def server_surface(work: Path, srv: Any) -> Make:
         canned = list(base_canned)
         for _ in range(rng.randint(1, 6)):
             value = rng.choice(ODD_SERVER_VALUES)
-            if rng.random() < 0.6:
+            if rng.random() < 0.3:  # a variable the collector itself reads (directories, version, sizes)
+                srv.variables[rng.choice(COLLECTOR_VARIABLES)] = value
+            elif rng.random() < 0.6:
                 srv.variables[rng.choice(var_names)] = value
             else:
                 srv.status[rng.choice(status_names)] = value
@@ -217,12 +227,44 @@ def server_surface(work: Path, srv: Any) -> Make:
     return make
 
 
+LONG_NAMES = ["a" * 256, "a" * 300, "/".join(["d"] * 2100), "x\x00y"]
+
+
+def paths_surface(work: Path) -> Make:
+    """File names the system refuses (a name over 255 bytes, a path over 4,096, a loop of links) in
+    every option and directive that names a file."""
+    loop = work / "loop"
+    if not loop.is_symlink():
+        loop.symlink_to(loop)
+    snap = str(SNAPSHOT_SEEDS[0])
+
+    def make(i: int) -> tuple[tuple[str, ...], Optional[dict[str, str]]]:
+        rng = _rng("paths", i)
+        d = _slot(work, i)
+        name = rng.choice([*LONG_NAMES, str(loop / "x"), str(loop)])
+        bad = name if name.startswith("/") else str(d / name)
+        bad = bad.replace("\x00", "")  # argv cannot hold a NUL; an option file can
+        cnf = d / "my.cnf"
+        cnf.write_text(f"[client]\nhost = 127.0.0.1\nport = 1\n{rng.choice(['!include ', '!includedir ', 'ssl-ca = '])}"
+                       f"{name if rng.random() < 0.5 else bad}\n")
+        commands = [("audit", "--snapshot", bad), ("audit", "--snapshot", snap, "--rules", bad),
+                    ("mycnf", "--validate", bad, "--no-server-check"), ("verify", "--cnf", bad, "--snapshot", snap),
+                    ("audit", "--no-calibrate", "--defaults-file", bad, "--connect-timeout", "1"),
+                    ("audit", "--no-calibrate", "--defaults-extra-file", bad, "--connect-timeout", "1"),
+                    ("audit", "--no-calibrate", "--defaults-file", str(cnf), "--connect-timeout", "1"),
+                    ("audit", "--snapshot", snap, "-o", bad), ("collect", "--host-facts-only", "--sysroot", bad),
+                    ("mycnf", "--snapshot", snap, "-o", bad), ("compare", snap, bad)]
+        return commands[i % len(commands)], ENV
+
+    return make
+
+
 OFFLINE = {"snapshot": snapshot_surface, "rules": rule_surface, "sysbench": sysbench_surface,
-           "mycnf": mycnf_surface}
+           "mycnf": mycnf_surface, "paths": paths_surface}
 LIVE = {"host-facts": host_facts_surface, "option-file": option_file_surface, "fleet": fleet_surface,
         "server": server_surface}
 # inputs per surface in the test suite (10,000 in all); bench/fuzz.py multiplies them
 # weighted by cost: a sysbench line or a my.cnf costs ~20 ms, a rule file ~100 ms (the lint runs its
 # examples), a fleet file ~400 ms (one audit per target)
 CI_COUNTS = {"snapshot": 2000, "rules": 800, "sysbench": 3700, "mycnf": 2600, "host-facts": 250,
-             "option-file": 300, "fleet": 60, "server": 300}
+             "option-file": 300, "fleet": 60, "server": 300, "paths": 110}

@@ -203,3 +203,26 @@ def test_socket_connection_and_data_sizes(mariadb):
     assert report["server"]["connection"]["transport"] == "socket"
     innodb = report["server"]["data_size"]["InnoDB"]
     assert innodb["tables"] >= 2 and innodb["data_bytes"] >= 400_000
+
+
+def test_live_audit_imports_no_pydantic(mariadb_factory, tmp_path):
+    """The collector builds the snapshot itself: nothing untrusted to validate, so no pydantic
+    (issue 26; the allowlist is in tests/unit/test_import_guard.py)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.unit.test_import_guard import LIVE_AUDIT_ALLOWED, startup, third_party
+
+    db = mariadb_factory()
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    env.pop("ADVISOR_NO_CACHE", None)
+    for _ in range(2):  # the first run fills the caches
+        p = subprocess.run([sys.executable, "-X", "importtime", "-m", "advisor", "audit", *conn_args(db),
+                            "--no-calibrate", "--format", "json"], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode in (0, 1), p.stderr[-2000:]
+    mods = {line.split("|")[-1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
+    found = third_party(mods - startup(tmp_path))
+    assert "pymysql" in found and found <= LIVE_AUDIT_ALLOWED, sorted(found - LIVE_AUDIT_ALLOWED)
+    # the rules and the storage-model table come from the cache: no TOML parser either
+    assert not {m for m in mods if m.split(".")[0] in ("tomllib", "tomli")}

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -103,6 +105,19 @@ def _sort_counters(hosts) -> list[dict[str, int]]:
     return [{k: int(v) for k, v in db.query("SHOW GLOBAL STATUS LIKE 'Sort%'")} for _, db in hosts["pairs"]]
 
 
+def _task_times(junit_dir: Path) -> list[str]:
+    """The playbook's tasks by the time they took, summed over the hosts (ansible's junit report)."""
+    from xml.etree import ElementTree as ET
+
+    total: dict[str, list[float]] = {}
+    for f in junit_dir.glob("*.xml"):
+        for case in ET.parse(f).iter("testcase"):
+            name = re.sub(r"^\[[^]]*\]\s*", "", case.get("name") or "?")  # "[db1] Collect: ..." -> "Collect: ..."
+            total.setdefault(name[:70], []).append(float(case.get("time") or 0))
+    rows = sorted(total.items(), key=lambda kv: -sum(kv[1]))
+    return [f"  {sum(t):6.2f} s  {len(t):3d} x  {name}" for name, t in rows[:12]]
+
+
 def _findings(report: dict) -> list[tuple[str, str]]:
     return sorted((f["rule"], f["severity"]) for f in report["findings"])
 
@@ -114,9 +129,15 @@ def test_playbook_collects_over_ssh_and_fleet_judges_as_audit(hosts, tmp_path):
     env = _ansible_env(tmp_path)
     _vault_password(tmp_path, env)
     sorts = _sort_counters(hosts)
+    # what the run spends its time on (printed, not asserted): ansible-core's junit callback times each task
+    env.update({"ANSIBLE_CALLBACKS_ENABLED": "ansible.builtin.junit", "JUNIT_OUTPUT_DIR": str(tmp_path / "junit"),
+                "JUNIT_TASK_CLASS": "yes"})
+    t0 = time.monotonic()
     p = subprocess.run([playbook, "-i", str(inv), str(ROOT / "ansible" / "collect.yml"),
                         "-e", f"advisor_fetch_dir={fetched}", "--vault-password-file", str(tmp_path / "vault-pass")],
                        capture_output=True, text=True, env=env, timeout=300)
+    print(f"\nansible-playbook: {time.monotonic() - t0:.1f} s wall for 4 hosts (3 collected, 1 unreachable)")
+    print("\n".join(_task_times(tmp_path / "junit")))
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
     # no statement of the role sorts: a later audit judges Sort_* (sort-buffer-oversized) as this one did
     assert _sort_counters(hosts) == sorts

@@ -460,3 +460,45 @@ def test_a_niced_cpu_hog_beside_the_benchmark_is_not_contention(mariadb_factory)
     # the hogs are niced; on an otherwise quiet machine the benchmark's threads do not wait and the verdict
     # is not contention. This machine runs other suites too, so: contention is claimed only with the wait.
     assert ("cpu-contention" in fired(rep)) <= (s["watch.benchmark.cpu_wait_share"] >= 0.2)
+
+
+# performance_schema on: the server then times its own binary log flushes, which the verdict prefers
+DURABLE = {"log-bin": "mysql-bin", "server-id": 1, "sync-binlog": 1, "innodb-flush-log-at-trx-commit": 1,
+           "performance-schema": "ON"}
+RELAXED = {**DURABLE, "sync-binlog": 0, "innodb-flush-log-at-trx-commit": 2}
+
+
+@pytest.mark.parametrize("durability", ["durable", "relaxed"])
+def test_single_thread_write_only_is_judged_by_what_a_commit_waits_for(mariadb_factory, tmp_path, durability):
+    """Issue 25 item 1: a durable single-thread oltp_write_only (binary log on, sync_binlog = 1,
+    innodb_flush_log_at_trx_commit = 1) waits for two fdatasyncs per commit; the watch times one on the
+    datadir's filesystem and counts the redo and binary log flushes, so the run is commit-bound (or
+    uncertain when the probe's middle half spans the threshold), never CPU contention. The relaxed
+    variant flushes about once a second and is not commit-bound."""
+    db = mariadb_factory(options=DURABLE if durability == "durable" else RELAXED)
+    prepare(db, "oltp_write_only")
+    saved = tmp_path / "commit.json"
+    code, rep, err = watch_json(*conn(db), "--save", str(saved), "--", *sb(db, "oltp_write_only"), "--threads=1",
+                                "--time=6", "--report-interval=1", "run", timeout=180)
+    assert code == 0, err
+    s = rep["summary"]
+    commit = next(r for r in rep["results"] if r["verdict"] == "commit-bound")
+    print(f"\n{durability}: fired {fired(rep)}; commit-bound {commit['status']} ({commit['reason']}); "
+          f"{s.get('watch.commit.syncs_per_s')} syncs/s, redo {s.get('watch.commit.sync_ms')} ms, binlog "
+          f"{s.get('watch.commit.binlog_sync_ms')} ms; busy {s.get('watch.commit.busy_low')}-"
+          f"{s.get('watch.commit.busy_high')}")
+    assert s["watch.commit.sync_ms"] > 0  # the probe ran: the server's host is this machine
+    if durability == "durable":
+        assert s["watch.commit.binlog_syncs_per_s"] > 0 and s["watch.commit.redo_syncs_per_s"] > 0
+        assert commit["status"] in ("fired", "unknown"), commit
+        if commit["status"] == "unknown":
+            assert commit["reason"].startswith("uncertain"), commit
+            assert rep["verdict"]["uncertain"] == ["commit-bound"] and rep["verdict"]["primary"] is None, rep["verdict"]
+        else:
+            assert rep["verdict"]["primary"] == "commit-bound", rep["verdict"]
+        assert rep["verdict"]["primary"] != "cpu-contention", rep["verdict"]
+        assert rep["run"]["setup"]["server_syncs"]["binlog"]["count"] > 0
+        _keep(saved, "write-only-durable.json")
+    else:
+        assert s["watch.commit.binlog_syncs_per_s"] == 0
+        assert commit["status"] == "passed", commit

@@ -142,3 +142,48 @@ def run_on_pty(*args: str, env: Optional[dict[str, str]] = None, answer: Optiona
     if answer is not None and not sent:
         raise AssertionError(f"advisor never asked for a password: {out[-2000:]!r}")
     return os.waitstatus_to_exitcode(status), out.decode("utf-8", errors="replace").replace("\r\n", "\n")
+
+
+def run_on_sized_pty(*args: str, columns: int, rows: int = 40, env: Optional[dict[str, str]] = None,
+                     timeout: float = 120.0) -> tuple[int, str]:
+    """`python -m advisor ARGS` with standard output and standard error on a real pty whose window is
+    `columns` wide (set with TIOCSWINSZ before the child starts, as a terminal emulator sets it), in
+    run_cli's environment without COLUMNS unless `env` sets it. Returns (exit status, what the
+    terminal received, CRLF turned back into newlines)."""
+    import fcntl
+    import struct
+    import termios
+    import threading
+
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    full_env = dict(os.environ)
+    for k in ("MYSQL_PWD", "COLUMNS", "LINES"):
+        full_env.pop(k, None)
+    full_env["HOME"] = full_env.get("ADVISOR_TEST_HOME", NO_HOME)
+    full_env.update(env or {})
+    p = subprocess.Popen([sys.executable, "-m", "advisor", *args], stdin=subprocess.DEVNULL, stdout=slave,
+                         stderr=slave, env=full_env, start_new_session=True)
+    os.close(slave)
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: every writer closed the pty
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        code = p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise
+    reader.join(timeout=10)
+    os.close(master)
+    return code, b"".join(chunks).decode("utf-8", errors="replace").replace("\r\n", "\n")

@@ -23,7 +23,8 @@ def test_percentile_interpolates_between_ranks():
 def test_distribution_fields_and_sample_count():
     d = cs.distribution([0.2, 0.1, 0.4, 0.3])
     hist = d.pop("histogram")
-    assert d == {"p50": 0.25, "p99": pytest.approx(0.397), "samples": 4, "min": 0.1, "max": 0.4, "mean": 0.25}
+    assert d == {"p50": 0.25, "p99": pytest.approx(0.397), "p25": 0.175, "p75": 0.325, "samples": 4, "min": 0.1,
+                 "max": 0.4, "mean": 0.25}
     # one sample per 20-per-decade bucket: [0.1, 0.1122), [0.1995, 0.2239), [0.2818, 0.3162), [0.3981, 0.4467)
     assert [(b["lo"], b["hi"], b["count"]) for b in hist["bins"]] == [
         (0.1, 0.1122, 1), (0.1995, 0.2239, 1), (0.2818, 0.3162, 1), (0.3981, 0.4467, 1)]

@@ -130,11 +130,17 @@ def test_every_recorded_mariadb_variable_is_catalogued_with_its_default(inputs):
 
 
 def test_generated_mariadb_window_is_honest():
-    # the data is from 10.11.19: other series are "not known" unless a curated entry says more
+    # the data is from 10.4.12 and 10.11.19: a variable only 10.11.19 has is absent on 10.4.12 and "not
+    # known" in between (10.5-10.10 were not read), unless a curated entry says more
     assert K.exists_on("innodb_log_file_mmap", "mariadb", "10.11.19") is True
+    assert K.exists_on("innodb_log_file_mmap", "mariadb", "10.4.12") is False
     assert K.exists_on("innodb_log_file_mmap", "mariadb", "10.6.18") is None
     problems = K.check_setting("innodb_log_file_mmap", "ON", "mariadb", "10.6.18")
-    assert problems and "catalogued for MariaDB >=10.11.0,<10.12 only" in problems[0]
+    assert problems and "catalogued for MariaDB >=10.4.12,<10.5 and >=10.11.0,<10.12 only" in problems[0]
+    # one both have existed in between (existence only: no default is claimed there)
+    assert K.exists_on("binlog_commit_wait_count", "mariadb", "10.6.18") is True
+    assert K.default_for("binlog_commit_wait_count", "mariadb", "10.6.18") is None
+    assert K.default_for("binlog_commit_wait_count", "mariadb", "10.4.12") == "0"
     # a curated entry keeps its own ranges
     assert K.exists_on("innodb_log_files_in_group", "mariadb", "10.6.18") is False
 
@@ -231,19 +237,25 @@ def test_defaults_the_help_result_does_not_show():
 
 
 def test_removed_before_the_window_is_still_known():
-    # innodb_file_format left in 8.0.0: known as absent on 8.0, not known on 5.7 (not covered)
+    # innodb_file_format left in 8.0.0: known as absent on 8.0, and present on 5.6 / 5.7 (their trees)
     assert K.exists_on("innodb_file_format", "mysql", "8.0.36") is False
     assert "removed in MySQL 8.0.0" in K.check_setting("innodb_file_format", "Barracuda", "mysql", "8.0.36")[0]
-    assert K.exists_on("innodb_file_format", "mysql", "5.7.44") is None
+    assert K.exists_on("innodb_file_format", "mysql", "5.7.44") is True
+    assert K.default_for("innodb_file_format", "mysql", "5.7.44") is None  # ha_innodb.cc names no literal default
+    assert K.exists_on("innodb_file_format", "mysql", "5.6.29") is True
+    assert K.exists_on("innodb_file_format", "mysql", "5.5.62") is None  # before any tree read
 
 
 def test_first_sighting_bounds_what_is_claimed():
     # explain_json_format_version appears in the 8.4 reference only: 8.0 is not known
     assert K.exists_on("explain_json_format_version", "mysql", "8.4.3") is True
     assert K.exists_on("explain_json_format_version", "mysql", "8.0.36") is None
-    # defaults from the 8.0.41 sources are claimed for 8.0.41 and later 8.0 releases only
+    # defaults from the 8.0.41 sources are claimed for 8.0.41 and later 8.0 releases, from the 8.0.32 and
+    # 8.0.27 trees back to 8.0.27 where each next tree shows the same; earlier 8.0 releases are not known
     assert K.default_for("innodb_old_blocks_time", "mysql", "8.0.41") == "1000"
-    assert K.default_for("innodb_old_blocks_time", "mysql", "8.0.36") is None
+    assert K.default_for("innodb_old_blocks_time", "mysql", "8.0.36") == "1000"
+    assert K.default_for("innodb_old_blocks_time", "mysql", "8.0.27") == "1000"
+    assert K.default_for("innodb_old_blocks_time", "mysql", "8.0.20") is None
     assert K.exists_on("innodb_old_blocks_time", "mysql", "8.0.36") is True
 
 
@@ -263,7 +275,20 @@ def test_mariadb_deprecations_from_the_server():
 # ---------------------------------------------------------------- curated over generated
 
 # Differences between a curated entry and the servers' own data that are deliberate.
+_MDB104_LIMITS = "the curated MariaDB entry gives 10.11's limits and flags for every release; 10.4.12's differ"
 ACCEPTED = {
+    "innodb_buffer_pool_instances mariadb 10.4.12: min curated=1.0 generated=0": _MDB104_LIMITS,
+    "innodb_buffer_pool_size mariadb 10.4.12: min curated=2097152.0 generated=5242880": _MDB104_LIMITS,
+    "innodb_io_capacity mariadb 10.4.12: max curated=4294967295.0 generated=1.8446744073709552e+19": _MDB104_LIMITS,
+    "innodb_lock_wait_timeout mariadb 10.4.12: max curated=100000000.0 generated=1073741824": _MDB104_LIMITS,
+    "innodb_log_buffer_size mariadb 10.4.12: min curated=2097152.0 generated=262144": _MDB104_LIMITS,
+    "innodb_page_cleaners mariadb 10.4.12: dynamic curated=False generated=True": _MDB104_LIMITS,
+    "innodb_write_io_threads mariadb 10.4.12: min curated=2.0 generated=1": _MDB104_LIMITS,
+    "optimizer_prune_level mariadb 10.4.12: max curated=2.0 generated=1": _MDB104_LIMITS + " (10.9 added level 2)",
+    "tmp_table_size mariadb 10.4.12: min curated=0.0 generated=1024": _MDB104_LIMITS,
+    "skip_grant_tables mariadb 10.4.12: exists curated=True generated=False":
+        "the 10.4.12 sysvars results do not list it (a startup option there); the curated entry does not date "
+        "when it became a variable",
     "expire_logs_days: unit curated=float generated=count":
         "whole days on MySQL, a decimal number of days on MariaDB 10.6+ (its generated data says float); one unit "
         "per variable, and float holds both",
@@ -283,7 +308,8 @@ ACCEPTED = {
 
 def _conflicts() -> set[str]:
     cat = K.catalogue()
-    points = {"mariadb": ["10.11.19"], "mysql": ["8.0.41", "8.4.0"], "percona": ["8.0.41"]}
+    points = {"mariadb": ["10.4.12", "10.11.19"], "mysql": ["5.6.29", "5.7.22", "5.7.41", "8.0.41", "8.4.0"],
+              "percona": ["8.0.41"]}
     out = set()
     for name in cat.curated_names():
         cur = cat._curated[name]
@@ -292,7 +318,7 @@ def _conflicts() -> set[str]:
             for fl in (f for f in g.covered if f in cur.covered):
                 for ver in points.get(fl, []):
                     v = Version.parse(ver)
-                    if g.coverage.get(fl) and not VersionRange(g.coverage[fl]).contains(v):
+                    if g.coverage.get(fl) and not any(VersionRange(w).contains(v) for w in g.coverage[fl].split(" || ")):
                         continue
                     ge = next((e for e in g.versions if fl in e.flavors and VersionRange(e.range).contains(v)), None)
                     ce = next((e for e in cur.versions if fl in e.flavors and VersionRange(e.range).contains(v)), None)

@@ -17,7 +17,8 @@ from advisor import api
 from advisor.errors import RuleLoadError
 from advisor.render import report_markdown, terminal
 from advisor.rules.engine import Finding, Outcome
-from advisor.rules.groups import GroupSpec, GroupsFile, group_findings
+from advisor.rules.groups import group_findings
+from advisor.rules.groups_schema import GroupSpec, GroupsFile
 from advisor.rules.loader import GROUPS_SOURCE, load_entries, load_groups
 from tests.support.cli import invoke
 

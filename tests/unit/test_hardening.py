@@ -22,7 +22,8 @@ from tests.support.wire_server import ReplayServer
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = json.loads((ROOT / "src/advisor/data/demo-seed-000.json").read_text())
-RULE = (ROOT / "rules/memory/big-tables-forces-disk-temp.toml").read_text().replace(
+# the hand-written rule big_tables had before risky.toml took its place (big_tables.on): a realistic rule file
+RULE = (ROOT / "tests/fixtures/rules/big-tables-hand-written.toml").read_text().replace(
     'id = "big-tables-forces-disk-temp"', 'id = "hardening-copy"')
 DEEP = 100_000
 

@@ -5,7 +5,11 @@ fast paths is a deliberate change made here, not an accident found in a benchmar
   advisor's own small modules (advisor.__main__, advisor.cache);
 - an offline `advisor audit` from the rule cache imports no driver, template engine or TOML/YAML
   parser: the server driver (PyMySQL) is for collecting, Jinja2 for HTML, and the rule files are read
-  from the cache, not parsed again.
+  from the cache, not parsed again; what it does import is an allowlist of third-party packages
+  (pydantic validates the snapshot file, typer parses the command line) and of advisor modules;
+- `import advisor.cli` imports no pydantic, driver, template engine or rule code;
+- a live audit imports no pydantic (the collector builds the snapshot itself: nothing untrusted to
+  validate); that one needs a server: tests/integration/test_audit_live.py, with LIVE_AUDIT_ALLOWED.
 """
 
 import os
@@ -24,6 +28,31 @@ NOT_IN_OFFLINE_AUDIT = {
     "yaml": "YAML is only for fleet inventories",
     "ansible": "Ansible is only for the fleet playbook",
 }
+
+
+# typer and what it imports (the set differs between typer releases)
+TYPER = {"typer", "click", "rich", "shellingham", "annotated_doc", "typing_extensions", "markdown_it", "mdurl",
+         "pygments"}
+PYDANTIC = {"pydantic", "pydantic_core", "annotated_types", "typing_extensions", "typing_inspection"}
+# every third-party package an offline audit (a snapshot file, or the demo) may import
+OFFLINE_AUDIT_ALLOWED = TYPER | PYDANTIC
+# every third-party package a live audit may import: no pydantic
+LIVE_AUDIT_ALLOWED = TYPER | {"pymysql", "cryptography", "cffi", "_cffi_backend"}
+# advisor modules an offline audit may import: these names, and any module under these packages
+OFFLINE_ADVISOR_MODULES = {
+    "advisor", "advisor.api", "advisor.cache", "advisor.cli", "advisor.collect", "advisor.collect.clientopts",
+    "advisor.collect.clock", "advisor.commands", "advisor.commands.options", "advisor.errors", "advisor.inputs",
+    "advisor.measure", "advisor.optionfile", "advisor.plainmodel", "advisor.render", "advisor.render.json_out",
+    "advisor.render.report_json", "advisor.render.terminal", "advisor.render.calibration", "advisor.report",
+    "advisor.rules", "advisor.rules.calibration", "advisor.rules.catalogue", "advisor.rules.conditions",
+    "advisor.rules.engine", "advisor.rules.facts", "advisor.rules.formulas", "advisor.rules.groups", "advisor.rules.loader",
+    "advisor.rules.memory", "advisor.rules.ops", "advisor.rules.risky", "advisor.rules.sizing", "advisor.severity",
+    "advisor.snapshot", "advisor.units", "advisor.versions",
+}
+OFFLINE_ADVISOR_PACKAGES = ("advisor.rules.derived", "advisor.knowledge")
+# never on an offline audit: the rule files' pydantic models (validating rule files) and the other kinds' code
+NOT_OFFLINE_ADVISOR = ("advisor.rules.schema", "advisor.rules.groups_schema", "advisor.knowledge.schema", "advisor.rules.entries",
+                       "advisor.rules.sizers", "advisor.rules.checks", "advisor.collect.mysql")
 
 
 def imported(tmp_path, *args: str) -> set[str]:
@@ -64,3 +93,31 @@ def test_offline_audit_imports_no_driver_template_or_parser(tmp_path, fmt):
     mods = imported(tmp_path, "audit", "--demo", "--format", fmt) - startup(tmp_path)
     found = {m.split(".")[0] for m in mods} & set(NOT_IN_OFFLINE_AUDIT)
     assert not found, {m: NOT_IN_OFFLINE_AUDIT[m] for m in found}
+
+
+def test_offline_audit_imports_only_allowed_packages_and_modules(tmp_path):
+    snap = tmp_path / "snap.json"
+    demo = imported(tmp_path, "audit", "--demo", "--format", "json") - startup(tmp_path)
+    assert third_party(demo) <= OFFLINE_AUDIT_ALLOWED, sorted(third_party(demo) - OFFLINE_AUDIT_ALLOWED)
+    ours = {m for m in demo if m.split(".")[0] == "advisor"}
+    extra = {m for m in ours if m not in OFFLINE_ADVISOR_MODULES
+             and not any(m == p or m.startswith(p + ".") for p in OFFLINE_ADVISOR_PACKAGES)}
+    assert not extra, sorted(extra)
+    refused = {m for m in ours if any(m == p or m.startswith(p + ".") for p in NOT_OFFLINE_ADVISOR)}
+    assert not refused, sorted(refused)
+    # a snapshot file given by the user: the same sets
+    from importlib.resources import files
+
+    snap.write_text((files("advisor.data") / "demo-seed-000.json").read_text(encoding="utf-8"), encoding="utf-8")
+    mods = imported(tmp_path, "audit", "--snapshot", str(snap), "--format", "text") - startup(tmp_path)
+    assert third_party(mods) <= OFFLINE_AUDIT_ALLOWED, sorted(third_party(mods) - OFFLINE_AUDIT_ALLOWED)
+
+
+def test_importing_the_cli_imports_no_pydantic_driver_templates_or_rules(tmp_path):
+    p = subprocess.run([sys.executable, "-X", "importtime", "-c", "import advisor.cli"], capture_output=True,
+                       text=True, env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)}, timeout=60)
+    mods = {line.split("|")[-1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
+    mods -= startup(tmp_path)
+    tops = {m.split(".")[0] for m in mods}
+    assert not tops & {"pydantic", "pydantic_core", "pymysql", "jinja2"}, sorted(tops)
+    assert not {m for m in mods if m.startswith("advisor.rules")}, sorted(m for m in mods if m.startswith("advisor.rules"))

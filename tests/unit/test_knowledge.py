@@ -264,7 +264,16 @@ def test_catalogue_matches_real_mariadb_1011():
 
 # Values the recorded sets carry that are configuration, not compiled-in defaults (see each set's
 # PROVENANCE.md): the Docker images' entrypoint config, and a Percona test-suite configuration.
+# the mysql-8.0.x sets are derived from a Percona Server 8.0.32 capture: Percona's optimizer_switch has
+# favor_range_scan and its performance_schema registers more instrument classes than MySQL's 8.0.32 tree
+_PERCONA_VALUES = {"optimizer_switch", "performance_schema_max_memory_classes", "performance_schema_max_rwlock_classes",
+                   "performance_schema_max_statement_classes", "performance_schema_max_mutex_classes",
+                   "performance_schema_max_cond_classes", "performance_schema_max_stage_classes",
+                   "performance_schema_max_thread_classes", "performance_schema_max_file_classes",
+                   "performance_schema_max_socket_classes"}
 CONFIGURED = {
+    "mysql-8.0.28": _PERCONA_VALUES,
+    "mysql-8.0.36": _PERCONA_VALUES,
     "mysql-5.7": {"character_set_server", "skip_name_resolve"},
     "mariadb-10.6": {"character_set_server", "skip_name_resolve"},
     # character-set-server = utf8mb4 / collation-server = utf8mb4_general_ci in /etc/mysql: the server
@@ -275,7 +284,7 @@ CONFIGURED = {
     "mariadb-11.4": {"character_set_server", "skip_name_resolve"},
     "percona-8.0": {"binlog_format", "general_log", "innodb_buffer_pool_chunk_size", "innodb_buffer_pool_size",
                     "innodb_lock_wait_timeout", "innodb_log_file_size", "key_buffer_size", "long_query_time",
-                    "slow_query_log",
+                    "slow_query_log", "log_slow_admin_statements",  # the slow log is configured (long_query_time 0)
                     # the sandbox's own configuration, not Percona Server 8.0.32 defaults
                     # (caching_sha2_password, ibdata1:12M:autoextend and local_infile OFF there)
                     "default_authentication_plugin", "innodb_data_file_path", "local_infile"},
@@ -291,6 +300,7 @@ DERIVED_GAPS = {
         "myisam_repair_threads": "refman 8.0 lifecycle: deprecated 8.0.29, removed 8.0.30, so 8.0.28 has it",
         "persist_sensitive_variables_in_plaintext": "refman 8.0 lifecycle: added in 8.0.29",
     },
+    "mariadb-10.6": {"version_source_revision": "a build hash: the derived set dropped it rather than invent one"},
     "mysql-8.0.36": {"build_id": "refman 8.0 lifecycle: added in 8.0.31 (Linux builds); the set dropped it as Percona's"},
     "mysql-8.4": {
         "build_id": "refman 8.4 system variable reference lists it; the set dropped it as Percona's",

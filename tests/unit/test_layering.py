@@ -33,7 +33,7 @@ PKG = SRC / "advisor"
 # Lowest first. A module may import modules of its own floor and of the floors below it.
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("advisor", "advisor.errors", "advisor.inputs", "advisor.units", "advisor.versions", "advisor.severity", "advisor.measure", "advisor.histogram")),
-    ("model", ("advisor.snapshot", "advisor.sysbench", "advisor.knowledge.schema", "advisor.knowledge.defaults",
+    ("model", ("advisor.snapshot", "advisor.plainmodel", "advisor.sysbench", "advisor.knowledge.schema", "advisor.knowledge.defaults",
                "advisor.knowledge.catalogue", "advisor.knowledge.rulecheck", "advisor.knowledge.values",
                "advisor.knowledge.merged", "advisor.knowledge.plain", "advisor.data")),
     ("core", ("advisor.rules", "advisor.report", "advisor.checklist", "advisor.mycnf",

@@ -110,6 +110,23 @@ def test_rule_cache_is_used_and_invalidated(tmp_path, monkeypatch):
         load_rules([d], builtin=False)
 
 
+def test_a_new_data_file_in_a_rule_directory_is_a_new_cache_key(tmp_path, monkeypatch):
+    """Every file of a catalogue directory keys the cache, not only the .toml rules: a data file
+    another kind of entry reads (a group list, a symptom table) is picked up without naming it."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("ADVISOR_NO_CACHE", raising=False)
+    d = tmp_path / "rules"
+    d.mkdir()
+    (d / "thing-wrong.toml").write_text(BASE)
+    load_rules([d], builtin=False)
+    folder = tmp_path / "cache" / "advisor"
+    before = {p.name for p in folder.glob("catalogue-*.pickle")}
+    (d / "groups.yaml").write_text("groups: []\n")
+    load_rules([d], builtin=False)
+    after = {p.name for p in folder.glob("catalogue-*.pickle")}
+    assert len(before) == 1 and after - before, (before, after)
+
+
 def test_corrupt_cache_is_a_miss(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     d = tmp_path / "rules"

@@ -76,9 +76,11 @@ def test_adapt_drops_what_the_target_does_not_have():
     q, why = adapt_to_target(P("no_such_variable_x", "1"), "mysql", Version(8, 0, 36), 2, CAT)
     assert q is None and "not in the variable catalogue" in why
     # one the catalogue does not cover on this release but the server shows is an option it knows (issue 23)
-    q, why = adapt_to_target(P("lock_wait_timeout", "3600"), "mysql", Version(5, 7, 44), 2, CAT, {"lock_wait_timeout"})
+    # (MariaDB 11.x: no generated data; MySQL 5.7 is catalogued since issue 23 §1)
+    assert adapt_to_target(P("lock_wait_timeout", "3600"), "mysql", Version(5, 7, 44), 2, CAT)[0] is not None
+    q, why = adapt_to_target(P("lock_wait_timeout", "3600"), "mariadb", Version(11, 4, 4), 2, CAT, {"lock_wait_timeout"})
     assert q is not None and q.value == "3600" and "the server shows it" in why and "not checked" in why
-    q, why = adapt_to_target(P("lock_wait_timeout", "3600"), "mysql", Version(5, 7, 44), 2, CAT)
+    q, why = adapt_to_target(P("lock_wait_timeout", "3600"), "mariadb", Version(11, 4, 4), 2, CAT)
     assert q is None and "does not know" in why
     q, why = adapt_to_target(P("log_bin", "ON"), "mysql", Version(8, 0, 36), 2, CAT)
     assert q is None and "file name" in why
@@ -107,7 +109,7 @@ def test_weakens_durability():
 
 def test_resolve_rules_beat_sizing_and_severity_orders_rules():
     out = resolve([P("max_connections", "500", "sizing.x", "sizing", "sizing"), P("max_connections", "300", "b-rule", "rule", "info"),
-                   P("max_connections", "400", "a-rule", "rule", "warning")])
+                   P("max_connections", "400", "a-rule", "rule", "warning")], CAT)
     win, notes = out["max_connections"]
     assert (win.source, win.value) == ("a-rule", "400")
     assert any("sizing.x" in n and "evidence" in n for n in notes)
@@ -116,7 +118,7 @@ def test_resolve_rules_beat_sizing_and_severity_orders_rules():
 
 def test_resolve_capacities_take_the_larger_value():
     out = resolve([P("innodb_redo_log_capacity", "1G", "redo-log-undersized"),
-                   P("innodb_redo_log_capacity", "8G", "sizing.redo-capacity", "sizing", "sizing")])
+                   P("innodb_redo_log_capacity", "8G", "sizing.redo-capacity", "sizing", "sizing")], CAT)
     win, notes = out["innodb_redo_log_capacity"]
     assert win.value == "8G" and "larger value wins" in notes[0]
 
@@ -124,8 +126,8 @@ def test_resolve_capacities_take_the_larger_value():
 def test_resolve_is_deterministic_whatever_the_order():
     ps = [P("sort_buffer_size", "256K", "r1", "rule", "info"), P("sort_buffer_size", "2M", "r2", "rule", "info"),
           P("sort_buffer_size", "1M", "sizing.s", "sizing", "sizing")]
-    a = resolve(ps)["sort_buffer_size"][0]
-    b = resolve(list(reversed(ps)))["sort_buffer_size"][0]
+    a = resolve(ps, CAT)["sort_buffer_size"][0]
+    b = resolve(list(reversed(ps)), CAT)["sort_buffer_size"][0]
     assert a == b and a.source == "r1"
 
 

@@ -31,8 +31,16 @@ def test_out_of_range_is_adjusted_not_refused():
     assert i.status == "warning" and "adjusts it to that limit" in i.message
 
 
-def test_unknown_options_without_a_server_are_not_confirmed():
+def test_options_a_release_removed_are_refused_and_unknown_ones_not_confirmed():
+    # MySQL 5.7 removed both (5.7.2 / 5.7.4): the 5.6.29, 5.7.22 and 5.7.41 trees say so (issue 23 §1)
     r = validate_file(str(CNF / "geerlingguy-2015-debian.cnf"), "mysql", Version.parse("5.7.44"), "test",
+                      server_check=False, catalogue=CAT)
+    got = {i.option: i for i in r.items}
+    for name in ("thread_concurrency", "innodb_additional_mem_pool_size"):
+        assert got[name].status == "problem" and "does not exist on MySQL 5.7.44" in got[name].message, name
+    assert not r.ok
+    # before any release the catalogue read (MySQL 5.5) they are not known: not confirmed, not refused
+    r = validate_file(str(CNF / "geerlingguy-2015-debian.cnf"), "mysql", Version.parse("5.5.62"), "test",
                       server_check=False, catalogue=CAT)
     names = {i.option for i in r.unconfirmed}
     assert {"thread_concurrency", "innodb_additional_mem_pool_size"} <= names

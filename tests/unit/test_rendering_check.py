@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from pydantic import BaseModel
+from advisor.snapshot import SnapshotModel as BaseModel  # the snapshot classes are plain (advisor.plainmodel)
 
 from advisor import snapshot as snapshot_model
 from advisor.dumps import import_snapshot

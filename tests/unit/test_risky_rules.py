@@ -144,6 +144,7 @@ ALONGSIDE = {
     ("risky-max-connections-too-few", "connections-refused-at-limit"),  # a limit of 10 is a smell before any refusal
     ("risky-max-connections-very-many", "connections-refused-at-limit"),
     ("risky-max-heap-table-size-oversized", "tmp-table-size-oversized"),
+    ("risky-performance-schema-off", "performance-schema-data-lost"),  # off vs. on with too few instruments
 }
 
 

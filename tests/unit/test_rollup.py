@@ -1,6 +1,10 @@
 """The fleet roll-up (advisor.rollup): rules across hosts, per-host counts, hosts not audited, drift."""
 
+from advisor.knowledge import default_catalogue
 from advisor.rollup import HostOutcome, Rollup
+
+# the variables that name a host: the catalogue's role 'identity' (what `advisor fleet` hands the roll-up)
+IDENTITY = frozenset(default_catalogue().names_with("role", "identity"))
 
 
 def _hosts():
@@ -19,7 +23,7 @@ def _hosts():
 
 
 def test_rollup():
-    r = Rollup()
+    r = Rollup(IDENTITY)
     for h in _hosts():
         r.add(h)
     d = r.to_dict()
@@ -38,7 +42,7 @@ def test_rollup():
 
 
 def test_hosts_without_groups_drift_together_in_all():
-    r = Rollup()
+    r = Rollup(IDENTITY)
     r.add(HostOutcome("a", variables={"max_connections": "151"}))
     r.add(HostOutcome("b", variables={"max_connections": "151"}))
     assert r.drift() == {"all": []}

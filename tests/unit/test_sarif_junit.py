@@ -1,6 +1,7 @@
 """SARIF 2.1.0 and JUnit XML output of an audit: SARIF validates against the official OASIS schema
-(tests/fixtures/sarif, see its PROVENANCE.md); every outcome maps to one result with the right kind
-and level; JUnit has one test case per rule with failures at or above --fail-on."""
+(tests/fixtures/sarif, see its PROVENANCE.md); by default one result per finding and a rule entry
+per finding's rule (the unknown outcomes in the run's properties), within code-scanning upload
+limits; with --sarif-all every outcome maps to one result with the right kind and level; JUnit has one test case per rule with failures at or above --fail-on."""
 
 from __future__ import annotations
 
@@ -31,14 +32,38 @@ def validate(doc: dict) -> None:
     assert not errors, "\n".join(f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors[:10])
 
 
-def test_demo_sarif_validates_against_the_official_schema(demo_report):
-    doc = sarif.to_dict([demo_report], load_rules())
+@pytest.mark.parametrize("everything", [False, True])
+def test_demo_sarif_validates_against_the_official_schema(demo_report, everything):
+    doc = sarif.to_dict([demo_report], load_rules(), everything)
     validate(doc)
     assert doc["version"] == "2.1.0" and len(doc["runs"]) == 1
 
 
+def test_by_default_only_the_findings_are_results(demo_report):
+    """Findings only: each a kind "fail" result whose rule is the run's only kind of descriptor; the
+    unknown outcomes (no recommendation, so no alert) are listed, with their reasons, in the run's
+    properties. GitHub code scanning takes at most 25,000 results a run and 10 MB gzip-compressed a file
+    (docs/report-format.md); one server's log stays far inside both."""
+    import gzip
+
+    doc = sarif.to_dict([demo_report], load_rules())
+    run = doc["runs"][0]
+    assert [r["ruleId"] for r in run["results"]] == [o.rule for o in demo_report.outcomes if o.status == "fired"]
+    assert {r["kind"] for r in run["results"]} == {"fail"}
+    assert [d["id"] for d in run["tool"]["driver"]["rules"]] == [r["ruleId"] for r in run["results"]]
+    unknown = [o for o in demo_report.outcomes if o.status == "unknown"]
+    assert unknown and run["properties"]["unknown"] == [{"rule": o.rule, "reason": o.reason} for o in unknown]
+    assert run["properties"]["outcomes"] == demo_report.counts() and run["properties"]["all_outcomes"] is False
+    small = json.dumps(doc, indent=2).encode()
+    big = json.dumps(sarif.to_dict([demo_report], load_rules(), everything=True), indent=2).encode()
+    print(f"\ndemo SARIF: {len(small):,} bytes ({len(gzip.compress(small)):,} gzip) by default, "
+          f"{len(big):,} ({len(gzip.compress(big)):,} gzip) with --sarif-all")
+    assert len(small) * 5 < len(big) and len(run["results"]) <= 25_000
+
+
 def test_every_outcome_is_one_result_with_its_kind_and_level(demo_report):
-    run = sarif.to_dict([demo_report], load_rules())["runs"][0]
+    run = sarif.to_dict([demo_report], load_rules(), everything=True)["runs"][0]
+    assert "unknown" not in run["properties"] and run["properties"]["all_outcomes"] is True
     rules = run["tool"]["driver"]["rules"]
     assert [r["ruleId"] for r in run["results"]] == [o.rule for o in demo_report.outcomes]
     by_rule = {f.rule: f for f in demo_report.findings}
@@ -73,7 +98,7 @@ def test_every_outcome_is_one_result_with_its_kind_and_level(demo_report):
 
 
 def test_rules_carry_help_and_a_uri_to_their_generated_page(demo_report):
-    run = sarif.to_dict([demo_report], load_rules())["runs"][0]
+    run = sarif.to_dict([demo_report], load_rules(), everything=True)["runs"][0]
     for d in run["tool"]["driver"]["rules"]:
         assert d["help"]["text"] and d["help"]["markdown"] and d["shortDescription"]["text"]
         page = d["helpUri"].split("/docs/", 1)[1]
@@ -87,7 +112,7 @@ def test_user_rules_have_no_uri_and_still_validate(tmp_path, demo_report):
                                         encoding="utf-8")
     snap = api.demo_snapshot()
     report = api.audit(snap, purpose="benchmark", rules_dirs=[str(tmp_path)])
-    doc = sarif.to_dict([report], load_rules([str(tmp_path)]))
+    doc = sarif.to_dict([report], load_rules([str(tmp_path)]), everything=True)
     validate(doc)
     mine = next(d for d in doc["runs"][0]["tool"]["driver"]["rules"] if d["id"] == "my-binlog-stated")
     assert "helpUri" not in mine
@@ -97,6 +122,14 @@ def test_cli_sarif_and_junit(tmp_path):
     p = run_cli("audit", "--demo", "--purpose", "benchmark", "--format", "sarif", "-o", str(tmp_path / "a.sarif"))
     assert p.returncode == 0, p.stderr
     validate(json.loads((tmp_path / "a.sarif").read_text(encoding="utf-8")))
+    p = run_cli("audit", "--demo", "--purpose", "benchmark", "--format", "sarif", "--sarif-all", "-o", str(tmp_path / "b.sarif"))
+    assert p.returncode == 0, p.stderr
+    every = json.loads((tmp_path / "b.sarif").read_text(encoding="utf-8"))
+    validate(every)
+    assert len(every["runs"][0]["results"]) > len(json.loads((tmp_path / "a.sarif").read_text())["runs"][0]["results"])
+    p = run_cli("audit", "--demo", "--sarif-all")
+    assert p.returncode == 2 and p.stderr == ("advisor: error: --sarif-all goes with --format sarif. "
+                                              "Tip: add --format sarif, or leave --sarif-all out.\n")
     p = run_cli("audit", "--demo", "--purpose", "benchmark", "--format", "junit", "--fail-on", "warning")
     assert p.returncode == 1, p.stderr  # the demo has warnings; --fail-on keeps its exit code
     root = ET.fromstring(p.stdout)

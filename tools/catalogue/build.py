@@ -36,6 +36,16 @@ OUT = ROOT / "src" / "advisor" / "knowledge"
 MARIADB_RANGE = ">=10.11.0,<10.12"
 MYSQL_COVERAGE = ">=8.0.0,<8.5"
 MYSQL_DEFAULTS = ">=8.0.41,<8.1"  # the help result and ha_innodb.cc are 8.0.41: defaults are claimed there only
+OLD_MYSQL = ("5.6.29", "5.7.22", "5.7.41")
+MID_MYSQL80 = ("8.0.27", "8.0.32")  # 8.0 trees read for second sightings of 8.0 defaults (help table, InnoDB)  # MySQL source trees read for 5.6 and 5.7 (sources/PROVENANCE.md)
+MARIADB_104 = ">=10.4.12,<10.5"  # the 10.4.12 mysql-test results: existence and defaults there
+MARIADB_BETWEEN = ">=10.5.0,<10.11.0"  # no source read: a variable 10.4.12 and 10.11.19 both have existed in between
+MARIADB_BOTH = ">=10.4.12,<10.5 || >=10.11.0,<10.12"  # a variable one of the two has: known there, not in between
+# What the 10.4.12 results leave out (their WHERE clauses): not seen there does not mean absent.
+_MDB104_UNSEEN_PREFIX = ("debug", "wsrep", "s3_")
+_MDB104_UNSEEN = {"log_tc_size", "innodb_version", "innodb_disallow_writes", "innodb_numa_interleave",
+                  "innodb_sched_priority_cleaner", "innodb_evict_tables_on_commit_debug", "innodb_use_native_aio",
+                  "innodb_buffer_pool_load_pages_abort"}
 
 URL = {
     "mdb-is": "https://mariadb.com/kb/en/information-schema-system_variables-table/",
@@ -47,6 +57,10 @@ URL = {
     "percona80": "https://github.com/percona/percona-toolkit/blob/cf2b0f550f4547daba3fed438cc7011634aafa27/t/pt-mysql-summary/samples/temp_enc009/mysql-variables",
     "percona84": "https://github.com/percona/percona-toolkit/blob/0d0e7210f71651bf15a60a19dc652d2c1b28341d/t/pt-mysql-summary/samples/mysql-variables-pt-2322",
     "mysql57": "https://dev.mysql.com/doc/refman/5.7/en/server-system-variables.html",
+    "mysql-5.6.29": "https://github.com/dolphinsboy/mysql-5.6.29/tree/41774d78445a12ad0b1b3f9a61d030fe654a7989",
+    "mysql-5.7.22": "https://github.com/hwCloudRDS/mysql-5.7/tree/11250ebaffaa99c3e1a485f856072582d1692db6",
+    "mysql-5.7.41": "https://github.com/adofsauron/mysql-5.7.41-dev/tree/a5933a0c0a8148c1e28bfa7420e8a5b721215748/origin/mysql-5.7.41",
+    "mdb-10.4.12": "https://github.com/NathanYu17724/MariaDB/tree/4bed139c39a77d6cd0616fed593a2027270840d0/mysql-test/suite/sys_vars/r",
 }
 
 # Values that describe the machine or the recording, not a compiled-in default.
@@ -95,6 +109,15 @@ def load_inputs() -> dict[str, Any]:
         "percona80": set(json.loads((fl / "percona-8.0" / "variables.json").read_text())),
         "mysql57": set(json.loads((fl / "mysql-5.7" / "variables.json").read_text())),
         "percona84": set(json.loads((fl / "mysql-8.4" / "variables.json").read_text())),
+        "old_mysql": {rel: {"help": {r["option"].replace("-", "_"): r["value"] for r in tsv_rows(_read(f"mysql-{rel}-help-options.tsv"))},
+                            "sys": {r["name"]: r for r in tsv_rows(_read(f"mysql-{rel}-sys-vars.tsv"))},
+                            "inno": {r["name"]: r for r in tsv_rows(_read(f"mysql-{rel}-innodb-sysvars.tsv"))
+                                     if r["build"] == "release"}}
+                      for rel in OLD_MYSQL},
+        "mid80": {rel: {"help": {r["option"].replace("-", "_"): r["value"] for r in tsv_rows(_read(f"mysql-{rel}-help-options.tsv"))},
+                        "inno": {r["name"]: r for r in tsv_rows(_read(f"mysql-{rel}-innodb-sysvars.tsv")) if r["build"] == "release"}}
+                  for rel in MID_MYSQL80},
+        "mdb104": {r["VARIABLE_NAME"]: r for r in tsv_rows(_read("mariadb-10.4.12-system-variables.tsv"))},
     }
 
 
@@ -173,8 +196,105 @@ def mariadb_entry(v: dict[str, Any], units: dict[str, str]) -> dict[str, Any]:
     return e
 
 
+_MDB_SCOPE = {"GLOBAL": "global", "SESSION": "both", "SESSION ONLY": "session"}
+# the mysqld--help test runs with --symbolic-links=0 --log-bin=foo --lower-case-table-names=1: not defaults
+# and mysql-test-run's bootstrap sets default-storage-engine=myisam and sync-frm=0; table_open_cache and
+# table_definition_cache are cut to the test's open_files_limit
+_MDB_HELP_SET = {"symbolic_links", "log_bin", "lower_case_table_names", "log_bin_basename", "log_bin_index",
+                 "default_storage_engine", "default_tmp_storage_engine", "sync_frm", "table_open_cache",
+                 "table_definition_cache"}
+
+
+def _mdb104_default(r: dict[str, str], e1011: Optional[dict[str, Any]]) -> Any:
+    """The 10.4.12 default of a row of the extract, or None (machine value, sized at start-up, a help
+    value the test set, a DOUBLE printed differently by the help, or no default in the results)."""
+    name, vtype, d = r["VARIABLE_NAME"], r["VARIABLE_TYPE"], r["DEFAULT_VALUE"]
+    if r["DEFAULT_FROM"] == "none" or name in _MACHINE or name in _MDB_HELP_SET or d.startswith(("/", "./")):
+        return None
+    if e1011 is not None and "sized at start-up" in e1011["versions"][0].get("note", "") + e1011["versions"][0].get("note", ""):
+        return None
+    if e1011 is not None and "computed at start-up" in e1011["versions"][0].get("note", ""):
+        return None
+    if vtype in _NUMERIC_TYPES:
+        if not re.fullmatch(r"-?\d+", d) or d == "-1":
+            return None
+        return int(d)
+    if vtype == "DOUBLE" or r["VARIABLE_SCOPE"] == "SESSION ONLY":
+        return None
+    if d in ("", "NULL") and vtype != "VARCHAR":
+        return None
+    return None if d == "NULL" else d
+
+
+def mariadb104_entry(r: dict[str, str], units: dict[str, str]) -> dict[str, Any]:
+    """A variable MariaDB 10.4.12 has and 10.11.19 does not (removed in between: when is not recorded)."""
+    vtype = r["VARIABLE_TYPE"]
+    enum_list = None if r["ENUM_VALUE_LIST"] in ("", "NULL") else r["ENUM_VALUE_LIST"]
+    if vtype in _NUMERIC_TYPES:
+        unit = numeric_unit(r["VARIABLE_NAME"], units)
+    elif vtype == "DOUBLE":
+        unit = units.get(r["VARIABLE_NAME"], "float")
+    else:
+        unit = _text_unit(vtype, enum_list)
+    e: dict[str, Any] = {"unit": unit, "scope": _MDB_SCOPE[r["VARIABLE_SCOPE"]], "dynamic": r["READ_ONLY"] == "NO"}
+    return e
+
+
+def _mdb104_version(r: dict[str, str], top: dict[str, Any], e1011: Optional[dict[str, Any]]) -> dict[str, Any]:
+    v: dict[str, Any] = {"flavors": ["mariadb"], "range": MARIADB_104}
+    d = _mdb104_default(r, e1011)
+    if d is not None:
+        v["default"] = d
+    scope, dyn = _MDB_SCOPE[r["VARIABLE_SCOPE"]], r["READ_ONLY"] == "NO"
+    if scope != top["scope"]:
+        v["scope"] = scope
+    if dyn != top["dynamic"]:
+        v["dynamic"] = dyn
+    if r["VARIABLE_TYPE"] in _NUMERIC_TYPES or r["VARIABLE_TYPE"] == "DOUBLE":
+        lo, hi = _num(r["NUMERIC_MIN_VALUE"]), _num(r["NUMERIC_MAX_VALUE"])
+        if lo is not None and _whole(lo) != top.get("min"):
+            v["min"] = _whole(lo)
+        if hi is not None and _whole(hi) != top.get("max"):
+            v["max"] = _whole(hi)
+    if r["VARIABLE_TYPE"] in ("ENUM", "SET") and r["ENUM_VALUE_LIST"] not in ("", "NULL"):
+        en = r["ENUM_VALUE_LIST"].split(",")
+        if en != top.get("enum"):
+            v["enum"] = en
+    if r["DEPRECATED"] == "yes":
+        v["deprecated"] = True
+    return v
+
+
 def build_mariadb(inp: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {name: mariadb_entry(v, inp["units"]) for name, v in sorted(inp["mdb"]["variables"].items())}
+    """10.11.19 (the recording) and 10.4.12 (the mysql-test results): each variable's entries per release,
+    10.5-10.10 by continuity for a variable both have (existence only: no source for those releases)."""
+    out = {name: mariadb_entry(v, inp["units"]) for name, v in sorted(inp["mdb"]["variables"].items())}
+    for name, e in out.items():
+        if name not in inp["mdb104"] and not name.startswith(_MDB104_UNSEEN_PREFIX) and name not in _MDB104_UNSEEN:
+            e["coverage"] = {"mariadb": MARIADB_BOTH}  # 10.4.12 has no such variable
+    for name, r in inp["mdb104"].items():
+        if name in inp["excluded"]:
+            continue
+        e = out.get(name)
+        if e is None:
+            top = mariadb104_entry(r, inp["units"])
+            ver = _mdb104_version(r, top, None)
+            for k in ("min", "max", "enum"):  # a 10.4-only variable: its limits are the top-level ones
+                if k in ver:
+                    top[k] = ver.pop(k)
+            top.update({"covered": ["mariadb"], "coverage": {"mariadb": MARIADB_BOTH}, "src": ["mdb-10.4.12"],
+                        "versions": [ver], "note": "in MariaDB 10.4.12, not in 10.11.19: the release that removed it "
+                                                   "is not recorded"})
+            out[name] = top
+            continue
+        ver = _mdb104_version(r, e, e)
+        mid = {"flavors": ["mariadb"], "range": MARIADB_BETWEEN}
+        if ver.get("deprecated") and e["versions"][0].get("deprecated"):
+            mid["deprecated"] = True
+        e["versions"] = [ver, mid] + e["versions"]
+        e["coverage"] = {"mariadb": ">=10.4.12,<10.12"}
+        e["src"] = e["src"] + ["mdb-10.4.12"]
+    return dict(sorted(out.items()))
 
 
 # ------------------------------------------------------------------------------------ MySQL
@@ -349,6 +469,7 @@ def mysql_entry(name: str, info: dict[str, Any], inp: dict[str, Any]) -> dict[st
     src = ["refman84-ref"] if ref else []
     src += ["mysql-help"] if "help" in info else []
     src += ["mysql-innodb"] if "innodb" in info else []
+    src += sorted({f"mysql-{rel}" for rel in inp.get("old_names", {}).get(name, {})})
     if name in inp["life80"]:
         src.append("refman80-life")
     if name in inp["life84"]:
@@ -368,6 +489,9 @@ def mysql_entry(name: str, info: dict[str, Any], inp: dict[str, Any]) -> dict[st
         known80 = (8, 0, 41)
     else:
         known80 = None
+    if known80 is not None and known80 > (8, 0, 27) and any(
+            name in inp["mid80"]["8.0.27"][k] for k in ("help", "inno")) and _mid80_is_var(name, inp):
+        known80 = (8, 0, 27)  # the 8.0.27 tree has it
     removed = _v(info["removed"]) if info.get("removed") else None
     in84: Optional[bool] = True if ref else (False if removed else None)
     lo = known80 if known80 is not None else (8, 1, 0)
@@ -382,32 +506,61 @@ def mysql_entry(name: str, info: dict[str, Any], inp: dict[str, Any]) -> dict[st
     default = _mysql_default(name, info, unit, inp["default_fixes"])
     p80, p84 = name in inp["percona80"], name in inp["percona84"]
 
+    # 8.0.27 and 8.0.32: each tree's default from that tree on, to the next tree when the next one shows the same
+    mids = {rel: mid80_default(name, unit, inp, rel) for rel in MID_MYSQL80}
+    d32 = mids["8.0.32"]
+    span32 = (8, 0, 41) if d32 is not None and d32 == default else (8, 0, 33)
+    d27 = mids["8.0.27"]
+    span27 = (8, 0, 32) if d27 is not None and d27 == d32 else (8, 0, 28)
+
     def segments(a0: tuple[int, int, int], b0: tuple[int, int, int], flavor: str) -> list[dict[str, Any]]:
-        cuts = sorted({c for c in (a0, b0, (8, 0, 41), (8, 1, 0), dep) if c is not None and a0 <= c <= b0})
+        cuts = sorted({c for c in (a0, b0, (8, 0, 27), (8, 0, 28), (8, 0, 32), (8, 0, 33), (8, 0, 41), (8, 1, 0), dep)
+                       if c is not None and a0 <= c <= b0})
         out_: list[dict[str, Any]] = []
         for x, y in zip(cuts, cuts[1:]):
             e: dict[str, Any] = {"flavors": [flavor], "range": f">={_s(x)},<{_s(y)}"}
             if default is not None and x >= (8, 0, 41) and y <= (8, 1, 0):
                 e["default"] = default
+            elif d32 is not None and (8, 0, 32) <= x and y <= span32:
+                e["default"] = d32
+            elif d27 is not None and (8, 0, 27) <= x and y <= span27:
+                e["default"] = d27
             if dep and x >= dep:
                 e["deprecated"] = True
             out_.append(e)
         return out_
 
     versions = segments(start, end, "mysql") if start < end else []
-    if not versions and removed and removed <= lo:
+    lo80 = lo
+    old_rows = inp.get("old_names", {}).get(name)
+    old: list[dict[str, Any]] = []
+    if old_rows and known80 is not None:
+        old, olo, ohi = old_segments(name, old_rows, unit, {"scope": scope, "dynamic": dynamic}, inp)
+        if old and ohi == (8, 0, 0) and olo is not None:
+            if start > (8, 0, 0) and start == known80:  # in 5.7.41 and in a later 8.0: in 8.0.0 on as well
+                old += segments((8, 0, 0), start, "mysql")
+            lo = olo
+        else:
+            old = []
+    if not versions and removed and removed <= lo80 and not old:
         # removed before the window (8.0.0): the manual says it existed before; outside the coverage
         versions.append({"flavors": ["mysql"], "range": f"<{_s(removed)}"})
+    if old and removed and removed <= lo80:
+        old[-1]["range"] = old[-1]["range"].split(",")[0] + f",<{_s(removed)}"
+    versions = old + versions
     covered = ["mysql"]
     cov = {"mysql": f">={_s(lo)},<{_s(hi)}"}
     if p80 or p84:
         # Percona Server follows MySQL; its captures (8.0.32, 8.4.5) show which variables it has
-        pv = [dict(e, flavors=["percona"]) for e in versions if p80 and _v(e["range"].split(",")[0][2:]) < (8, 1, 0)]
+        # (the 8.0.27 / 8.0.32 sightings are MySQL trees: Percona's own defaults differ, e.g. optimizer_switch)
+        pv = [{k: v for k, v in dict(e, flavors=["percona"]).items()
+               if k != "default" or _v(e["range"].split(",")[0][2:]) >= (8, 0, 41)}
+              for e in versions if p80 and (8, 0, 0) <= _v(e["range"].split(",")[0][2:]) < (8, 1, 0)]
         if p84:
             pv += [e for e in segments((8, 4, 0), (8, 5, 0), "percona")]
         if pv:
             covered.append("percona")
-            plo = lo if p80 else (8, 4, 0)
+            plo = lo80 if p80 else (8, 4, 0)
             cov["percona"] = f">={_s(plo)},<{_s((8, 5, 0) if p84 else (8, 1, 0))}"
             versions += pv
     # one entry for both flavors where they say the same for the same range
@@ -454,8 +607,10 @@ def mysql_entry(name: str, info: dict[str, Any], inp: dict[str, Any]) -> dict[st
     notes = []
     if known80 is None:
         notes.append("in the MySQL 8.4 manual; whether MySQL 8.0 had it is not recorded")
-    elif known80 > (8, 0, 0):
+    elif known80 > (8, 0, 0) and not old:
         notes.append(f"first seen in the {_s(known80)} sources; earlier 8.0 releases are not known")
+    if old and lo > (5, 6, 29):
+        notes.append(f"first seen in the {_s(lo)} sources; earlier releases are not known")
     if name in _MACHINE or (inno and "autosized" in inno.get("flags", "")):
         notes.append("its value depends on the machine or the installation")
     if notes:
@@ -463,9 +618,234 @@ def mysql_entry(name: str, info: dict[str, Any], inp: dict[str, Any]) -> dict[st
     return out
 
 
+# ------------------------------------------------------------------------------------ MySQL 5.6 / 5.7
+
+# Names the old sys_vars.cc defines that are startup options or need a build option (not variables of a
+# release build, or PFS consumer/instrument options that SHOW VARIABLES does not print).
+_OLD_NOT_VARS = ("performance_schema_consumer_", "performance_schema_instrument", "transaction_allow_batching",
+                 "validate_user_plugins", "core_file", "innodb_status_file")
+_SYS_UNIT = {"mybool": "bool", "bit": "bool", "have": "string", "charptr": "string", "lexstring": "string",
+             "enum": "enum", "set": "set", "flagset": "string", "double": "float", "tx_isolation": "enum",
+             "tx_read_only": "bool", "sql_log_bin": "bool", "gtid_mode": "enum", "enforce_gtid_consistency": "enum",
+             "enum_binlog_checksum": "enum", "plugin": "string", "tz": "string", "version": "string",
+             "proxy_user": "string", "external_user": "string", "gtid_next": "string", "gtid_set": "string",
+             "gtid_executed": "string", "gtid_purged": "string", "gtid_owned": "string", "struct": "string",
+             "session_special_double": "float"}
+_NUMERIC_SYS = {"ulong", "uint", "ulonglong", "long", "harows", "int32", "keycache", "session_special", "max_user_conn"}
+
+
+def old_mysql_names(inp: dict[str, Any]) -> dict[str, dict[str, dict[str, str]]]:
+    """name -> {release: {"sys"|"inno"|"help": row}} for the variables each old tree has: its sys_vars.cc
+    and ha_innodb.cc definitions, and a help-table option that another tree defines or the 5.7.44 capture
+    shows (MyISAM's variables are defined by its plugin, not in sys_vars.cc); an option alone is not a variable."""
+    capture57 = inp["mysql57"]
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for rel in OLD_MYSQL:
+        src = inp["old_mysql"][rel]
+        names = set(src["sys"]) | set(src["inno"]) | \
+            {n for n in src["help"] if n.startswith("myisam_") and n in capture57}
+        for n in names:
+            if n in inp["excluded"] or is_plugin(n) or n.startswith(_OLD_NOT_VARS) or "debug" in n:
+                continue
+            out.setdefault(n, {})[rel] = {k: src[k][n] for k in ("sys", "inno", "help") if n in src[k]}
+    return out
+
+
+def old_unit(name: str, rows: dict[str, dict[str, Any]], inp: dict[str, Any]) -> tuple[str, Optional[list[str]]]:
+    """(unit, enum) of a variable only the old trees have."""
+    if name in inp["mysql_types"]:
+        t = inp["mysql_types"][name]
+        return (numeric_unit(name, inp["units"]) if t["type"] == "numeric" else t["type"]), \
+            (t["values"].split(",") if t.get("values") else None)
+    for rel in reversed(OLD_MYSQL):
+        r = rows.get(rel, {})
+        if "inno" in r:
+            it = r["inno"]["type"]
+            return ("bool" if it == "BOOL" else numeric_unit(name, inp["units"]) if it in _INNODB_NUMERIC
+                    else inp["units"].get(name, "float") if it == "DOUBLE" else "enum" if it == "ENUM"
+                    else "set" if it == "SET" else "string"), None
+        if "sys" in r:
+            c = r["sys"]["class"]
+            if c in _NUMERIC_SYS:
+                return numeric_unit(name, inp["units"]), None
+            if c in _SYS_UNIT:
+                return _SYS_UNIT[c], None
+    mdb = inp["mdb"]["variables"].get(name)
+    if mdb:
+        vt = mdb["VARIABLE_TYPE"]
+        return (numeric_unit(name, inp["units"]) if vt in _NUMERIC_TYPES else inp["units"].get(name, "float")
+                if vt == "DOUBLE" else _text_unit(vt, mdb["ENUM_VALUE_LIST"])), None
+    for rel in reversed(OLD_MYSQL):
+        h = rows.get(rel, {}).get("help")
+        if h is not None:
+            return ("bool" if h in ("TRUE", "FALSE") else numeric_unit(name, inp["units"])
+                    if re.fullmatch(r"-?\d+", h) else "string"), None
+    raise KeyError(f"{name}: no type in the old MySQL sources (add it to mysql-types.tsv)")
+
+
+# The 5.x help tests run mysqld with mysql-test-run's bootstrap options, which set these (the manuals give
+# 5.7's defaults as log_error_verbosity 3 and log_warnings 2): what the help shows is not the default.
+_OLD_MTR_SET = {"log_error_verbosity", "log_warnings"}
+# Printed differently by SHOW GLOBAL VARIABLES than by the help (as in mysql-default-corrections.tsv).
+_OLD_PRINTS = {"slave_skip_errors": "OFF"}
+
+
+def old_default(name: str, row: dict[str, Any], unit: str, fixes: dict[str, dict[str, str]]) -> Any:
+    """The default one old tree shows for a variable, or None (not shown, computed, machine-dependent)."""
+    if name in _MACHINE or name in _MYSQL_AUTOSIZED or name in _OLD_MTR_SET:
+        return None
+    if name in _OLD_PRINTS:
+        return _OLD_PRINTS[name]
+    inno = row.get("inno")
+    if inno is not None:
+        if inno["default_known"] != "yes" or inno["type"] in ("STR", "ENUM", "SET") and not inno["default"]:
+            return None
+        if inno["type"] == "BOOL":
+            return inno["default"]
+        return _typed(inno["default"], unit)
+    h = row.get("help")
+    if h is not None:
+        if "####" in h or "MYSQL_" in h or (h == "-1" and name.startswith("performance_schema_")):
+            return None
+        if unit == "bool":
+            return {"TRUE": "ON", "FALSE": "OFF"}.get(h)
+        if h == "":
+            return None  # "(No default value)" or a value the test filters: not known from here
+        return _typed(h, unit)
+    sysr = row.get("sys")
+    if sysr is not None and sysr["default_known"] == "yes" and sysr["class"] in (_NUMERIC_SYS - {"session_special"}) | {"mybool"} \
+            and sysr["scope"] in ("global", "both"):  # a session-only value is the connection's own (pseudo_thread_id)
+        if sysr["class"] == "mybool":
+            return {"1": "ON", "0": "OFF"}.get(sysr["default"])
+        return _typed(sysr["default"], unit) if unit in ("bytes", "count", "seconds", "milliseconds", "microseconds") else None
+    return None
+
+
+# sql_log_bin is defined with SESSION_VAR but refuses SET GLOBAL (5.5.41+) and SHOW GLOBAL VARIABLES leaves it out
+# (the 5.7.44 capture; the 5.7 manual's scope is Session).
+_OLD_SCOPE = {"sql_log_bin": "session"}
+
+
+def _mid80_is_var(name: str, inp: dict[str, Any]) -> bool:
+    """A help-table name of an 8.0 tree is taken as the variable when the 8.0.41 sources have it as one."""
+    return name in inp["inno80"] or name in inp["ref84"] or name in inp["percona80"]
+
+
+def mid80_default(name: str, unit: str, inp: dict[str, Any], rel: str) -> Any:
+    """The default the 8.0.27 / 8.0.32 tree shows (help table or ha_innodb.cc), as old_default reads them, with
+    the 8.0.41 corrections (mysql-default-corrections.tsv) applied; None when not shown."""
+    if name in inp["default_fixes"]:
+        return _typed(inp["default_fixes"][name]["default"], unit)
+    src = inp["mid80"][rel]
+    row = {k: src[k][name] for k in ("help", "inno") if name in src[k]}
+    r41 = inp["inno80"].get(name)
+    if "inno" in row and (r41 is None or r41["default"] == "" or "autosized" in r41["flags"]):
+        del row["inno"]  # only where the 8.0.41 definition was read by hand (0 can mean "sized at start-up")
+    if not row or name in _OLD_MTR_SET and "help" in row:
+        return None
+    return old_default(name, row, unit, {})
+
+
+def old_flags(name: str, row: dict[str, Any]) -> tuple[Optional[str], Optional[bool]]:
+    if name in _OLD_SCOPE:
+        return _OLD_SCOPE[name], True
+    r = row.get("inno") or row.get("sys")
+    if r is None or not r.get("scope"):
+        return None, None
+    return r["scope"], r["read_only"] == "no"
+
+
+def old_segments(name: str, rows: dict[str, dict[str, Any]], unit: str, top: dict[str, Any],
+                 inp: dict[str, Any]) -> tuple[list[dict[str, Any]], Optional[tuple[int, int, int]], tuple[int, int, int]]:
+    """Version entries for 5.6 / 5.7 from the sightings (5.6.29, 5.7.22, 5.7.41) and the earliest and
+    latest release they cover. Existence: 5.6 from 5.6.29; 5.7 from 5.7.0 when 5.6.29 and 5.7.22 both
+    have it, else from its first sighting; to the end of 5.7 when 5.7.41 has it. Defaults: each tree's
+    value from that tree on, to the next tree when the next one shows the same."""
+    seen = {rel: rows[rel] for rel in OLD_MYSQL if rel in rows}
+    if "5.7.41" not in seen and "5.7.22" in seen and name in inp["mysql57"]:
+        seen["5.7.41"] = {}  # the 5.7.44 capture has it (the 5.7.41 help test filters it): present, default not shown
+    d = {rel: old_default(name, r, unit, inp["default_fixes"]) if r else None for rel, r in seen.items()}
+    segs: list[tuple[tuple[int, int, int], tuple[int, int, int], Any, str]] = []  # (from, to, default, release)
+    if "5.6.29" in seen:
+        segs.append(((5, 6, 29), (5, 7, 0), d["5.6.29"], "5.6.29"))
+    if "5.7.22" in seen:
+        first = (5, 7, 0) if "5.6.29" in seen else (5, 7, 22)
+        if first < (5, 7, 22):
+            segs.append((first, (5, 7, 22), None, "5.7.22"))
+        if "5.7.41" in seen:
+            dep22 = seen["5.7.22"].get("sys", {}).get("deprecated") == "yes"
+            if d["5.7.22"] == d["5.7.41"] and (not seen["5.7.41"] or dep22 == (seen["5.7.41"].get("sys", {}).get("deprecated") == "yes")):
+                segs.append(((5, 7, 22), (8, 0, 0), d["5.7.41"], "5.7.41"))
+            else:
+                segs += [((5, 7, 22), (5, 7, 23), d["5.7.22"], "5.7.22"), ((5, 7, 23), (5, 7, 41), None, "5.7.22"),
+                         ((5, 7, 41), (8, 0, 0), d["5.7.41"], "5.7.41")]
+        else:
+            segs.append(((5, 7, 22), (5, 7, 23), d["5.7.22"], "5.7.22"))
+    elif "5.7.41" in seen:
+        segs.append(((5, 7, 41), (8, 0, 0), d["5.7.41"], "5.7.41"))
+    if segs and "5.6.29" in seen and segs[0][1] == (5, 7, 0) and len(segs) > 1 and segs[1][0] != (5, 7, 0):
+        segs = segs[:1]  # not in 5.7.0-5.7.21: the 5.6 sighting stands alone (coverage stops at 5.7.0)
+    out = []
+    for a, b, default, rel in segs:
+        e: dict[str, Any] = {"flavors": ["mysql"], "range": f">={_s(a)},<{_s(b)}"}
+        if default is not None:
+            e["default"] = default
+        scope, dyn = old_flags(name, seen[rel] or seen.get("5.7.22", {}))
+        if a >= (5, 7, 22) or a == (5, 6, 29) or a == (5, 7, 41):
+            if (seen[rel] or seen.get("5.7.22", {})).get("sys", {}).get("deprecated") == "yes":
+                e["deprecated"] = True
+        if scope is not None and scope != top["scope"]:
+            e["scope"] = scope
+        if dyn is not None and dyn != top["dynamic"]:
+            e["dynamic"] = dyn
+        out.append(e)
+    if not out:
+        return [], None, (0, 0, 0)
+    return out, _v(out[0]["range"].split(",")[0][2:]), _v(out[-1]["range"].split(",")[1][1:])
+
+
+def old_only_entry(name: str, rows: dict[str, dict[str, Any]], inp: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """A variable the old trees have and the 8.0 / 8.4 sources do not."""
+    unit, enum = old_unit(name, rows, inp)
+    last = rows[max(rows, key=_v)]
+    scope, dyn = old_flags(name, last)
+    if scope is None:
+        mdb = inp["mdb"]["variables"].get(name)
+        if mdb is not None:
+            scope, dyn = _MDB_SCOPE[mdb["VARIABLE_SCOPE"]], mdb["READ_ONLY"] == "NO"
+        elif name in inp["mysql_types"] and inp["mysql_types"][name].get("scope"):
+            scope, dyn = inp["mysql_types"][name]["scope"], inp["mysql_types"][name]["dynamic"] == "yes"
+        else:
+            scope, dyn = "both", True  # the session-only pseudo variables without a definition class
+    top: dict[str, Any] = {"unit": unit, "scope": scope, "dynamic": bool(dyn)}
+    segs, lo, hi = old_segments(name, rows, unit, top, inp)
+    if not segs:
+        return None
+    if enum:
+        top["enum"] = enum
+    note = "not in the MySQL 8.0.41 sources: whether and until when 8.0 had it is not recorded"
+    if lo and lo > (5, 7, 0):
+        note = f"first seen in the {_s(lo)} sources; " + note
+    window = f">={_s(lo)},<{_s(hi)}"
+    if hi == (5, 7, 0) and "5.7.22" not in rows and "5.7.41" not in rows:
+        window += " || >=5.7.22,<8.0.0"  # neither 5.7 tree has it
+    if not any(o.replace("-", "_") == name for o in inp["help80"]):
+        window += " || >=8.0.41,<8.5.0"  # nor the 8.0.41 sources or the 8.4 reference
+    top.update({"covered": ["mysql"], "coverage": {"mysql": window},
+                "src": sorted({f"mysql-{rel}" for rel in rows}), "versions": segs, "note": note})
+    return top
+
+
 def build_mysql(inp: dict[str, Any]) -> dict[str, dict[str, Any]]:
     names = mysql_names(inp)
-    return {name: mysql_entry(name, info, inp) for name, info in sorted(names.items())}
+    inp["old_names"] = old_mysql_names(inp)
+    out = {name: mysql_entry(name, info, inp) for name, info in sorted(names.items())}
+    for name, rows in inp["old_names"].items():
+        if name not in out:
+            e = old_only_entry(name, rows, inp)
+            if e is not None:
+                out[name] = e
+    return dict(sorted(out.items()))
 
 
 # ------------------------------------------------------------------------------------ output
@@ -518,7 +898,8 @@ def build() -> dict[str, str]:
     _validate("mariadb", mdb)
     _validate("mysql", my)
     return {
-        "generated-mariadb.json": render("mariadb", mdb, ["mariadb-10.11.19-system-variables.json", "units.tsv"]),
+        "generated-mariadb.json": render("mariadb", mdb, ["mariadb-10.11.19-system-variables.json",
+                                                          "mariadb-10.4.12-system-variables.tsv", "units.tsv"]),
         "generated-mysql.json": render("mysql", my, sorted(p.name for p in SOURCES.glob("mysql-*.tsv")) + [
             "units.tsv", "excluded.tsv", "tests/fixtures/flavors/percona-8.0/variables.json",
             "tests/fixtures/flavors/mysql-8.4/variables.json", "tests/fixtures/flavors/mysql-5.7/variables.json"]),

@@ -9,7 +9,7 @@ import secrets
 import socket
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from advisor.collect import calibrate_stats
 from advisor.collect.connection import connect
@@ -205,8 +205,11 @@ def probe_sort(ctx: ProbeContext, deadline: float) -> None:
     finally:
         cur.close()
     b, s = calibrate_stats.median(big), calibrate_stats.median(small)
+    pairs = [x / y for x, y in zip(big, small) if y > 0]  # each round's pair ran back to back
+    lo, hi = calibrate_stats.percentile(pairs, 25), calibrate_stats.percentile(pairs, 75)
     ctx.cal.sort_probe = SortProbe(
-        ratio=round(b / s, 4) if b and s else None, server_value=server_value, small_value=calibrate_stats.SMALL_SORT_BUFFER,
+        ratio=round(b / s, 4) if b and s else None,
+        ratio_p25=None if lo is None else round(lo, 4), ratio_p75=None if hi is None else round(hi, 4), server_value=server_value, small_value=calibrate_stats.SMALL_SORT_BUFFER,
         server_ms=None if b is None else round(b, 4), small_ms=None if s is None else round(s, 4),
         samples=min(len(big), len(small)), rows=rows, method=method)
 
@@ -252,13 +255,10 @@ def _fstype(path: str) -> Optional[str]:
     return calibrate_stats.mount_fstype(text, path)
 
 
-def probe_fsync(ctx: ProbeContext, deadline: float) -> None:
-    facts = read_locality(ctx)
-    local, why = calibrate_stats.decide_locality(facts)
-    ctx.cal.local, ctx.cal.local_reason = local, why
-    if not local:
-        raise ProbeSkipped(f"not on the server's host: {why}")
-    datadir = facts.datadir_real or facts.datadir or ""
+def flush_dir(datadir: str) -> str:
+    """The directory the flush probe writes its temp file in: the datadir's parent, when it is on the
+    datadir's filesystem and writable (the advisor creates no files inside the datadir). ProbeSkipped
+    with the reason otherwise."""
     parent = os.path.dirname(datadir.rstrip("/")) or "/"
     try:
         same_fs = os.stat(parent).st_dev == os.stat(datadir).st_dev
@@ -269,34 +269,96 @@ def probe_fsync(ctx: ProbeContext, deadline: float) -> None:
                            "and the advisor creates no files inside the datadir")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ProbeSkipped(f"{parent} (the datadir's parent directory) is not writable by this user")
+    return parent
+
+
+class FlushTimer:
+    """Two temp files in `parent` (the datadir's filesystem) for timing flushes over a while, as a watch
+    does: one preallocated and overwritten in 16 KiB steps (as the redo log is), one appended to (as the
+    binary log grows; cut back to empty, untimed, every GROW_LIMIT bytes). close() removes both; the
+    caller calls it on every exit. OSError when a file cannot be made or written."""
+
+    GROW_LIMIT = 4 << 20
+
+    def __init__(self, parent: str, grow: bool = True):
+        self.parent = parent
+        self.names: list[str] = []
+        self.fds: list[int] = []
+        self.block = os.urandom(calibrate_stats.FLUSH_WRITE_BYTES)
+        self.off = 0
+        self.grown = 0
+        try:
+            over = self._open("over")
+            self.grow = self._open("grow") if grow else -1
+            for off in range(0, calibrate_stats.FLUSH_FILE_BYTES, calibrate_stats.FLUSH_WRITE_BYTES):
+                os.pwrite(over, self.block, off)
+            os.fsync(over)  # allocated and on disk: the timed overwrites change data only, no metadata
+        except BaseException:  # OSError, or Ctrl-C / SIGTERM while the files are being made
+            self.close()
+            raise
+        self.over = over
+
+    def _open(self, kind: str) -> int:
+        name = os.path.join(self.parent, f".advisor-fsync-{os.getpid()}-{kind}-{secrets.token_hex(4)}.tmp")
+        self.names.append(name)
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        self.fds.append(fd)
+        return fd
+
+    def _timed(self, fd: int, off: int) -> float:
+        t = time.perf_counter()
+        os.pwrite(fd, self.block, off)
+        os.fdatasync(fd)
+        return (time.perf_counter() - t) * 1000.0
+
+    def overwrite(self) -> float:
+        ms = self._timed(self.over, self.off)
+        self.off = (self.off + calibrate_stats.FLUSH_WRITE_BYTES) % calibrate_stats.FLUSH_FILE_BYTES
+        return ms
+
+    def append(self) -> float:
+        if self.grown >= self.GROW_LIMIT:
+            os.ftruncate(self.grow, 0)
+            os.fsync(self.grow)
+            self.grown = 0
+        ms = self._timed(self.grow, self.grown)
+        self.grown += calibrate_stats.FLUSH_WRITE_BYTES
+        return ms
+
+    def close(self) -> None:
+        with deferred_signals():
+            for fd in self.fds:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            for name in self.names:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(name)
+            self.fds, self.names = [], []
+
+
+def probe_fsync(ctx: ProbeContext, deadline: float) -> None:
+    facts = read_locality(ctx)
+    local, why = calibrate_stats.decide_locality(facts)
+    ctx.cal.local, ctx.cal.local_reason = local, why
+    if not local:
+        raise ProbeSkipped(f"not on the server's host: {why}")
+    datadir = facts.datadir_real or facts.datadir or ""
+    parent = flush_dir(datadir)
     time_left(deadline, 0.05, "the flush probe")
     fstype = _fstype(datadir)
-    name = os.path.join(parent, f".advisor-fsync-{os.getpid()}-{secrets.token_hex(4)}.tmp")
     samples: list[float] = []
-    fd = -1
+    timer = None
     try:
-        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        block = os.urandom(calibrate_stats.FLUSH_WRITE_BYTES)
-        for off in range(0, calibrate_stats.FLUSH_FILE_BYTES, calibrate_stats.FLUSH_WRITE_BYTES):
-            os.pwrite(fd, block, off)
-        os.fsync(fd)  # allocated and on disk: the timed flushes below change data only, no metadata
-        off = 0
+        timer = FlushTimer(parent, grow=False)
         while (time.monotonic() < deadline or not samples) and len(samples) < 5000:  # one flush at least
-            t = time.perf_counter()
-            os.pwrite(fd, block, off)
-            os.fdatasync(fd)
-            samples.append((time.perf_counter() - t) * 1000.0)
-            off = (off + calibrate_stats.FLUSH_WRITE_BYTES) % calibrate_stats.FLUSH_FILE_BYTES
+            samples.append(timer.overwrite())
             if len(samples) & 15 == 0:
                 ctx.tick("flush")
     except OSError as e:
         raise ProbeSkipped(f"the flush probe's temp file in {parent} failed: {e.strerror}") from None
     finally:
-        with deferred_signals():
-            if fd >= 0:
-                os.close(fd)
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(name)
+        if timer is not None:
+            timer.close()
     dist = Distribution(**calibrate_stats.distribution(samples))
     cls, reason = calibrate_stats.flush_class(dist.p50, fstype)
     ctx.cal.fsync_ms = dist

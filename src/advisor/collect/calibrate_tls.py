@@ -251,6 +251,9 @@ def _summarise(probe: TlsProbe, errs: dict[bool, Optional[str]], modes: list[boo
         pairs = [t / p for p, t in zip(q_rounds[False], q_rounds[True]) if p > 0]
         r = calibrate_stats.median(pairs)
         probe.query_ratio = None if r is None else round(r, 4)
+        lo, hi = calibrate_stats.percentile(pairs, 25), calibrate_stats.percentile(pairs, 75)
+        probe.query_ratio_p25 = None if lo is None else round(lo, 4)
+        probe.query_ratio_p75 = None if hi is None else round(hi, 4)
     probe.stream_samples = min(len(chunks[m]) for m in modes)
     if probe.available and probe.stream_mbytes_per_s.on and probe.stream_mbytes_per_s.off:
         probe.throughput_ratio = round(probe.stream_mbytes_per_s.on / probe.stream_mbytes_per_s.off, 4)

@@ -163,6 +163,8 @@ def load_host_facts_file(path: str) -> dict[str, Any]:
 # The shape of each section of a raw host document (host_gather.Gatherer.raw): a mapping from a
 # path to a value of this type ("list" = a list of names).
 _RAW_SECTIONS = {"files": str, "links": str, "dirs": list, "errors": str, "paths": dict}
+# the fields of one raw.paths entry (host_gather.Gatherer.path_info)
+_PATH_FIELDS = {"realpath": str, "dev": str, "exists": bool, "error": str}
 
 
 def raw_problem(raw: dict[str, Any]) -> str:
@@ -180,6 +182,11 @@ def raw_problem(raw: dict[str, Any]) -> str:
             if not isinstance(item, kind) or (kind is list and not all(isinstance(x, str) for x in item)):
                 want = {str: "text", list: "a list of names", dict: "an object"}[kind]
                 return f"raw.{section}[{clip(key, 80)}] is {type(item).__name__}, expected {want}"
+    for key, item in (raw.get("paths") or {}).items():
+        for name, kind in _PATH_FIELDS.items():
+            if item.get(name) is not None and not isinstance(item[name], kind):
+                want = {str: "text", bool: "true or false"}[kind]
+                return f"raw.paths[{clip(key, 80)}].{name} is {type(item[name]).__name__}, expected {want}"
     info = raw.get("mysqld")
     if info is not None and not isinstance(info, dict):
         return f"raw.mysqld is {type(info).__name__}, expected an object"

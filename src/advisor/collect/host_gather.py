@@ -67,8 +67,8 @@ class Gatherer(object):
             with open(self._abs(path), "rb") as f:
                 data = f.read(MAX_FILE)
             text = data.decode("utf-8", "replace")
-        except (OSError, IOError) as e:
-            self.raw["errors"][path] = "%s: %s" % (type(e).__name__, e.strerror or e)
+        except (OSError, IOError, ValueError) as e:  # ValueError: a NUL byte in the path
+            self.raw["errors"][path] = "%s: %s" % (type(e).__name__, getattr(e, "strerror", None) or e)
             return None
         files[path] = text
         return text
@@ -79,9 +79,9 @@ class Gatherer(object):
             return links[path]
         try:
             target = os.readlink(self._abs(path))
-        except (OSError, IOError) as e:
+        except (OSError, IOError, ValueError) as e:  # ValueError: a NUL byte in the path
             if path not in self.raw["errors"]:
-                self.raw["errors"][path] = "%s: %s" % (type(e).__name__, e.strerror or e)
+                self.raw["errors"][path] = "%s: %s" % (type(e).__name__, getattr(e, "strerror", None) or e)
             return None
         links[path] = target
         return target
@@ -92,9 +92,9 @@ class Gatherer(object):
             return dirs[path]
         try:
             names = sorted(os.listdir(self._abs(path)))
-        except (OSError, IOError) as e:
+        except (OSError, IOError, ValueError) as e:  # ValueError: a NUL byte in the path
             if path not in self.raw["errors"]:
-                self.raw["errors"][path] = "%s: %s" % (type(e).__name__, e.strerror or e)
+                self.raw["errors"][path] = "%s: %s" % (type(e).__name__, getattr(e, "strerror", None) or e)
             return None
         dirs[path] = names
         return names
@@ -205,9 +205,9 @@ class Gatherer(object):
                 st = os.stat(d)
                 info["dev"] = "%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
                 info["exists"] = True
-            except (OSError, IOError) as e:
+            except (OSError, IOError, ValueError) as e:  # ValueError: a NUL byte in the path
                 info["exists"] = False
-                info["error"] = "%s: %s" % (type(e).__name__, e.strerror or e)
+                info["error"] = "%s: %s" % (type(e).__name__, getattr(e, "strerror", None) or e)
         self.raw["paths"][d] = info
         if info.get("dev"):
             self._dev_number(info["dev"])

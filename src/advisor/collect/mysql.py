@@ -64,9 +64,9 @@ class _Reader:
         # instead of failing the whole collection: text columns are decoded with a lenient codec.
         self.conn.encoding = LENIENT_UTF8
         try:
-            with self.conn.cursor() as cur:
+            with self.conn.cursor(pymysql.cursors.SSCursor) as cur:
                 cur.execute(sql)
-                return list(cur.fetchall())
+                return self._bounded(cur, sql, key)
         except pymysql.err.OperationalError as e:
             code = e.args[0] if e.args else 0
             msg = scrub(str(e.args[1]) if len(e.args) > 1 else str(e), self.ep)
@@ -97,6 +97,47 @@ class _Reader:
             self.conn.encoding = prev
 
 
+    def _bounded(self, cur: Any, sql: str, key: str) -> list[tuple[Any, ...]]:
+        """The answer's rows within advisor.collect.limits; a cut is recorded in raw.cuts."""
+        from advisor.collect.limits import MAX_RESULT_CHARS, MAX_ROWS, MAX_VALUE_CHARS
+
+        deadline = time.monotonic() + self.ep.read_timeout
+        out: list[tuple[Any, ...]] = []
+        kept, dropped, long_values = 0, 0, 0
+        while True:
+            if time.monotonic() > deadline:
+                cur._result = None  # the rest of the answer is never read: the connection goes
+                self.conn._force_close()
+                raise CollectionError(
+                    f"the server at {self.ep.describe()} took more than the read timeout "
+                    f"({self.ep.read_timeout:g} s) to answer `{sql[:60]}` ({len(out) + dropped:,} rows read); "
+                    "the snapshot was not written.",
+                    "run it again when the server is less busy, or raise --read-timeout.")
+            row = cur.fetchone()
+            if row is None:
+                break
+            if len(out) >= MAX_ROWS or kept >= MAX_RESULT_CHARS:
+                dropped += 1
+                continue
+            cells = []
+            for v in row:
+                if isinstance(v, (str, bytes)) and len(v) > MAX_VALUE_CHARS:
+                    v = v[:MAX_VALUE_CHARS]
+                    long_values += 1
+                kept += len(v) if isinstance(v, (str, bytes)) else 8
+                cells.append(v)
+            out.append(tuple(cells))
+        why = []
+        if dropped:
+            why.append(f"{len(out) + dropped:,} rows answered, the first {len(out):,} kept (limit "
+                       f"{MAX_ROWS:,} rows or {MAX_RESULT_CHARS // 2**20} MiB per statement)")
+        if long_values:
+            why.append(f"{long_values:,} value(s) longer than {MAX_VALUE_CHARS:,} characters cut to that length")
+        if why:
+            self.raw.cuts[key] = f"`{sql[:60]}` was read in part: " + "; ".join(why)
+        return out
+
+
 LENIENT_UTF8 = "advisor_utf8_replace"
 
 
@@ -123,7 +164,10 @@ def _whole(value: Any) -> Optional[int]:
 
 
 def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
-                sleep: Callable[[float], None] = time.sleep) -> RawServer:
+                sleep: Callable[[float], None] = time.sleep,
+                progress: Optional[Callable[[str, float, float], None]] = None) -> RawServer:
+    """`progress(what, elapsed, total)`: told about every half second while the status sample waits
+    (the terminal's progress line; None: one sleep)."""
 
     raw = RawServer()
     r = _Reader(conn, ep, raw)
@@ -148,8 +192,13 @@ def read_server(conn: Any, ep: Endpoint, sample_seconds: float = 0.0,
         raw.tidb_bench_config = r.rows(Q_TIDB_BENCH_CONFIG, "tidb_bench_config", fatal=False)
     if sample_seconds > 0:
         remaining = sample_seconds - (time.monotonic() - t0)
-        if remaining > 0:
-            sleep(remaining)
+        while remaining > 0:
+            if progress is not None:
+                progress("sampling status", sample_seconds - remaining, sample_seconds)
+            sleep(min(remaining, 0.5) if progress is not None else remaining)
+            remaining = sample_seconds - (time.monotonic() - t0)
+        if progress is not None:
+            progress("sampling status", sample_seconds, sample_seconds)
         raw.status_after = [(str(a), b) for a, b in (r.rows(Q_STATUS, "status_after", fatal=True) or [])]
         raw.interval_seconds = time.monotonic() - t0
     # last, after every status read: information_schema queries create temporary tables, which a

@@ -44,4 +44,5 @@ class RawServer:
     transactions: Optional[list[tuple[Any, ...]]] = None
     read_at: Optional[float] = None  # epoch seconds when SHOW GLOBAL STATUS was read (certificate expiry)
     errors: dict[str, QueryError] = field(default_factory=dict)
+    cuts: dict[str, str] = field(default_factory=dict)  # statement key -> what advisor.collect.limits cut
     queries: list[str] = field(default_factory=list)

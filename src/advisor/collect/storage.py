@@ -71,9 +71,21 @@ class DeviceModels:
     @staticmethod
     @lru_cache(maxsize=1)
     def builtin() -> "DeviceModels":
+        """The bundled table, its checked rows kept in the cache (advisor.cache): a hit needs no TOML parser."""
         from importlib.resources import files
+        from pathlib import Path
 
-        return DeviceModels.parse((files("advisor.data") / "storage_models.toml").read_text(encoding="utf-8"))
+        from advisor.cache import cached
+
+        src = files("advisor.data") / "storage_models.toml"
+
+        def rows() -> list[tuple[str, str, str, str]]:
+            table = DeviceModels.parse(src.read_text(encoding="utf-8"))
+            return [(e.pattern.pattern, e.device_class, e.family, e.source) for e in table.entries]
+
+        got = cached("storage-models", [("storage_models.toml", src), ("code", Path(__file__))], rows,
+                     lambda x: isinstance(x, list))
+        return DeviceModels(ModelEntry(re.compile(p, re.IGNORECASE), c, f, s) for p, c, f, s in got)
 
 
 def _label(d: BlockDevice) -> str:

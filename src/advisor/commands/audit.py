@@ -28,6 +28,7 @@ def audit(
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default), json, markdown, html (one self-contained file with charts), sarif (SARIF 2.1.0 for code-scanning tools) or junit (JUnit XML, one test case per rule).", rich_help_panel=OUT)] = ReportFormat.text,
     fail_on: Annotated[Optional[Severity], typer.Option("--fail-on", help="Exit 1 when a finding at or above this severity exists.", rich_help_panel=OUT)] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list passed and not-applicable rules with reasons.", rich_help_panel=OUT)] = False,
+    sarif_all: Annotated[bool, typer.Option("--sarif-all", help="With --format sarif: a result for every outcome (passed, not applicable, unknown) and a rule entry for every rule evaluated, about 1.5 MB a server; by default only the findings and their rules, which fit code-scanning upload limits (GitHub: 10 MB gzip-compressed a file, 20 runs a file, 25,000 results a run, docs/report-format.md).", rich_help_panel=OUT)] = False,
     output: OutputFile = None,
     calibrate: Calibrate = None,
     calibrate_seconds: CalibrateSecondsOpt = 10.0,
@@ -36,6 +37,10 @@ def audit(
     """Audit a server (live, or a saved snapshot) against the rule catalogue and report findings with evidence."""
     from advisor import api
 
+    if sarif_all and fmt != ReportFormat.sarif:
+        from advisor.errors import UsageError
+
+        raise UsageError("--sarif-all goes with --format sarif.", "add --format sarif, or leave --sarif-all out.")
     snap_in, source = given_snapshot(snapshot, demo, host, port, socket, sysroot, ssh, host_facts, input_format)
     progress, collection = None, None
     if snap_in is None:
@@ -56,7 +61,7 @@ def audit(
     finally:
         if progress is not None:
             progress.finish()
-    write_output(render_report(a, fmt, output, verbose, fail_on), output)
+    write_output(render_report(a, fmt, output, verbose, fail_on, sarif_all=sarif_all), output)
     a.raise_failure()
     if fail_on is not None and a.report.worst_at_least(fail_on.value):
         raise typer.Exit(1)
@@ -85,7 +90,7 @@ def given_snapshot(snapshot: Optional[str], demo: bool, host: Any, port: Any, so
 
 
 def render_report(a: Any, fmt: ReportFormat, output: Optional[str], verbose: bool,
-                  fail_on: Optional[Severity] = None) -> str:
+                  fail_on: Optional[Severity] = None, sarif_all: bool = False) -> str:
     report = a.report
     if fmt == ReportFormat.json:
         from advisor.render.report_json import render as render_json
@@ -98,7 +103,7 @@ def render_report(a: Any, fmt: ReportFormat, output: Optional[str], verbose: boo
     if fmt == ReportFormat.sarif:
         from advisor.render.sarif import render as render_sarif
 
-        return render_sarif([report], list(a.catalogue.rules))
+        return render_sarif([report], list(a.catalogue.rules), everything=sarif_all)
     if fmt == ReportFormat.junit:
         from advisor.render.junit import render as render_junit
 

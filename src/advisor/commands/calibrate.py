@@ -47,22 +47,24 @@ class CalibrationFormat(str, Enum):
 
 
 class TerminalProgress:
-    """A one-line progress bar on stderr, only when stderr is a terminal."""
+    """A one-line progress bar on stderr, only when stderr is a terminal: `calibrating` (calibrate,
+    audit --calibrate) or `collecting` (collect --sample-seconds waiting for its second status read)."""
 
-    def __init__(self, stream: TextIO, width: int = 24):
+    def __init__(self, stream: TextIO, width: int = 24, label: str = "calibrating"):
         self.stream = stream
         self.width = width
+        self.label = label
         self.shown = False
 
     @classmethod
-    def maybe(cls, stream: Optional[TextIO] = None) -> Optional["TerminalProgress"]:
+    def maybe(cls, stream: Optional[TextIO] = None, label: str = "calibrating") -> Optional["TerminalProgress"]:
         from advisor.commands.options import QUIET, dumb_terminal
 
         stream = stream or sys.stderr
         if QUIET or dumb_terminal():  # a dumb terminal cannot redraw the line
             return None
         try:
-            return cls(stream) if stream.isatty() else None
+            return cls(stream, label=label) if stream.isatty() else None
         except (AttributeError, ValueError):
             return None
 
@@ -70,7 +72,7 @@ class TerminalProgress:
         frac = min(1.0, max(0.0, elapsed / budget)) if budget > 0 else 1.0
         done = int(frac * self.width)
         bar = "█" * done + "░" * (self.width - done)
-        self.stream.write(f"\r\033[2Kcalibrating {bar} {elapsed:4.1f}/{budget:g} s  {probe}")
+        self.stream.write(f"\r\033[2K{self.label} {bar} {elapsed:4.1f}/{budget:g} s  {probe}")
         self.stream.flush()
         self.shown = True
 
@@ -119,9 +121,10 @@ def calibrate(
 
         text = render_calibration(snap)
     else:
+        from advisor.commands.options import terminal_width
         from advisor.render.calibration import render_text
 
-        text = render_text(snap)
+        text = render_text(snap, width=terminal_width() if output in (None, "-") else 100)
     write_output(text, output)
 
 

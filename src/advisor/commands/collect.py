@@ -43,6 +43,13 @@ def collect(
     opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
                         no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path,
                         use_ssl=use_ssl, ssl_verify_server_cert=ssl_verify_server_cert, protocol=protocol)
-    snap = api.collect(opts, sample_seconds=sample_seconds, sysroot=sysroot, ssh=ssh, ssh_options=ssh_option or [],
-                       host_facts=host_facts)
+    from advisor.commands.calibrate import TerminalProgress
+
+    progress = TerminalProgress.maybe(label="collecting") if sample_seconds > 0 else None
+    try:
+        snap = api.collect(opts, sample_seconds=sample_seconds, sysroot=sysroot, ssh=ssh, ssh_options=ssh_option or [],
+                           host_facts=host_facts, progress=progress)
+    finally:
+        if progress is not None:
+            progress.finish()
     write_output(snap.to_json(), output, private=True)

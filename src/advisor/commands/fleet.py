@@ -94,10 +94,11 @@ def _consume(stream: Any, total: int, fmt: FleetFormat, output: Optional[str]) -
     jsonl, each host into the roll-up; keep what the format needs at the end (nothing of the reports
     for jsonl, so memory stays bounded however many hosts)."""
     from advisor.fleet import outcome_of
+    from advisor.knowledge import default_catalogue
     from advisor.render.fleet import host_line
     from advisor.rollup import Rollup
 
-    rollup = Rollup()
+    rollup = Rollup(frozenset(default_catalogue().names_with("role", "identity")))
     progress = Progress(sys.stderr, total) if sys.stderr.isatty() else None
     sink = _open(output) if fmt == FleetFormat.jsonl else None
     kept: list[Any] = []
@@ -175,9 +176,11 @@ def _finish(results: list[Any], rollup: Any, fmt: FleetFormat, output: Optional[
 
         write_output(render_fleet(results, wall, jobs, doc), output)
     else:
+        from advisor.commands.options import terminal_width
         from advisor.render.fleet import render_text
 
-        write_output(render_text(results, wall, jobs, doc), output)
+        write_output(render_text(results, wall, jobs, doc, width=terminal_width() if output in (None, "-") else 100),
+                     output)
     failed = [u["host"] for u in doc["unreachable"]]
     if failed:
         from advisor.inputs import clip_words
@@ -197,15 +200,18 @@ class Progress:
     WIDTH = 24
 
     def __init__(self, stream: IO[str], total: int) -> None:
+        from advisor.commands.options import terminal_width
+
         self.stream, self.total, self.n, self.failed = stream, max(total, 1), 0, 0
+        self.columns = terminal_width() - 1  # a line as wide as the terminal would wrap, and \r redraw only its end
 
     def step(self, r: Any) -> None:
         self.n += 1
         self.failed += r.report is None
         fill = self.WIDTH * self.n // self.total
         bad = f", {self.failed} not audited" if self.failed else ""
-        self.stream.write(f"\r[{'#' * fill}{'.' * (self.WIDTH - fill)}] {self.n}/{self.total} hosts{bad}, "
-                          f"last {r.target.label[:30]}\033[K")
+        line = f"[{'#' * fill}{'.' * (self.WIDTH - fill)}] {self.n}/{self.total} hosts{bad}, last {r.target.label[:30]}"
+        self.stream.write(f"\r{line[:self.columns]}\033[K")
         self.stream.flush()
 
     def done(self) -> None:

@@ -81,6 +81,16 @@ def warn(text: str) -> None:
         sys.stderr.flush()
 
 
+def _has_terminal() -> bool:
+    """Whether getpass can read without echo: /dev/tty opens (getpass's first choice)."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        return False
+    os.close(fd)
+    return True
+
+
 def ask_for_password(user: Optional[str], why: str = "") -> str:
     """Read a password without echo from the terminal (getpass: /dev/tty, else standard input)."""
     import getpass
@@ -88,10 +98,21 @@ def ask_for_password(user: Optional[str], why: str = "") -> str:
 
     from advisor.errors import UsageError
 
+    prompt = f"Enter password for {user or os.environ.get('USER', 'root')}{why}: "
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # getpass.GetPassWarning: echo cannot be turned off (no terminal)
         try:
-            return getpass.getpass(f"Enter password for {user or os.environ.get('USER', 'root')}{why}: ")
+            if _has_terminal():
+                return getpass.getpass(prompt)
+            # no terminal: getpass would print its own "Warning: Password input may be echoed." line;
+            # say it as the advisor's one-line warning and read standard input as getpass does
+            warn("no terminal to read the password from without echo: it is read from standard input.")
+            sys.stderr.write(prompt)
+            sys.stderr.flush()
+            line = sys.stdin.readline()
+            if not line:
+                raise EOFError
+            return line.rstrip("\n")
         except EOFError:
             sys.stderr.write("\n")  # end the prompt's line: the error is a paragraph of its own
             raise UsageError("the password was asked for but none was typed (end of input).",

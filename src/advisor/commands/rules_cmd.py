@@ -38,9 +38,11 @@ def list_rules(
                   "generated": r.id in catalogue.generated} for r in loaded]
         write_output(json.dumps({"rules": items}, indent=2) + "\n", None)
         return
-    width = max((len(r.id) for r in loaded), default=10)
-    lines = [f"{'ID':<{width}}  {'SEVERITY':<8} {'CATEGORY':<12} TITLE"]
-    lines += [f"{r.id:<{width}}  {r.spec.severity:<8} {r.spec.category:<12} {r.spec.title}" for r in loaded]
+    from advisor.commands.options import terminal_width
+    from advisor.render.layout import table
+
+    lines = table(["ID", "SEVERITY", "CATEGORY", "TITLE"],
+                  [[r.id, r.spec.severity, r.spec.category, r.spec.title] for r in loaded], terminal_width(), ("  ",))
     made = f" ({len(catalogue.generated)} generated from risky values)" if catalogue.generated else ""
     write_output("\n".join(lines) + f"\n{len(loaded)} rules{made}\n", None)
 
@@ -117,8 +119,10 @@ def _list_all(catalogue, as_json: bool) -> str:  # type: ignore[no-untyped-def]
     rows += [("verdict", v.id, v.spec.title, v.path) for v in load_verdicts()]
     if as_json:
         return json.dumps({"entries": [{"kind": k, "id": i, "title": t, "file": p} for k, i, t, p in rows]}, indent=2) + "\n"
-    width = max(len(i) for _, i, _, _ in rows)
-    lines = [f"{'KIND':<7} {'ID':<{width}}  TITLE"] + [f"{k:<7} {i:<{width}}  {t}" for k, i, t, _ in rows]
+    from advisor.commands.options import terminal_width
+    from advisor.render.layout import table
+
+    lines = table(["KIND", "ID", "TITLE"], [[k, i, t] for k, i, t, _ in rows], terminal_width(), (" ", "  "), key=1)
     counts = {k: sum(1 for r in rows if r[0] == k) for k in ("rule", "sizer", "check", "verdict")}
     return "\n".join(lines) + (f"\n{counts['rule']} rules, {counts['sizer']} sizers, {counts['check']} checklist checks, "
                                f"{counts['verdict']} watch verdicts\n")

@@ -12,7 +12,7 @@ from advisor.compare import items as it
 from advisor.compare import measured as ms
 from advisor.compare.model import (ABOUT, GROUPS, VERDICTS, Comparison, Difference, Figure, NotCompared, Side,
                                    Summary)
-from advisor.compare.variables import KNOWN, VarDiff, compare_variables, default_changed_in, identity, read_only, same
+from advisor.compare.variables import VarDiff, compare_variables, default_changed_in, identity, read_only, same
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules.derived import DERIVED
 from advisor.rules.facts import FactView, Unknown
@@ -184,21 +184,23 @@ class _Judge:
         self.only_on_some(only)
 
     def variable(self, d: VarDiff) -> None:
-        known = KNOWN.get(d.name)
-        group, weight = (known.group, known.weight) if known else ("tidb" if d.name.startswith("tidb_") else "variables", 30)
-        what = known.why if known else "the server runs with a different setting on each side"
+        t = self.cat.traits(d.name)
+        known = t.weight is not None
+        weight = t.weight if known else 30
+        group = t.compare_group or ("tidb" if t.category == "tidb" else "variables")
+        what = t.does or "the server runs with a different setting on each side"
         flavors = {s.target.flavor for s in self.snaps}
         versions = {(s.target.flavor, s.target.version) for s in self.snaps}
         harmless = ""
-        if identity(d.name):
+        if identity(self.cat, d.name):
             harmless = f"{d.name} names the server or a path on it; it does not change how the server runs"
         elif d.noop_everywhere:
             harmless = f"{d.name} is accepted for compatibility and has no effect on these servers"
-        elif known is not None and known.group == "tls" and self.no_tls:
+        elif t.compare_group == "tls" and self.no_tls:
             harmless = (f"no side's client connection used TLS, so what the servers would accept ({d.name}) does "
                         "not change the result")
         expected = ""
-        ro = read_only(d.name)
+        ro = read_only(self.cat, d.name)
         by_version = len(flavors) == 1 and len({s.target.version for s in self.snaps}) > 1
         if ro and not harmless and by_version:
             expected = (f"{d.name} is read-only: the server reports it from its build and version, and the versions "
@@ -224,7 +226,7 @@ class _Judge:
                      self._shown(d.name, d.values), max(weight - 5, 5), why, "" if ro else fix, harmless,
                      defaults=self._shown(d.name, d.defaults), raw=d.values, noise=bool(harmless), expected=expected)
             return
-        aspects = known.aspects if known else (("tidb", "config") if d.name.startswith("tidb_") else ("config",))
+        aspects = t.aspects if known else (("tidb", "config") if t.category == "tidb" else ("config",))
         if ro:
             why = (f"{d.name} differs ({self._setters(d)}); it is read-only, reported by the server from its "
                    f"build: {what}")
@@ -248,9 +250,9 @@ class _Judge:
     def _fix(self, d: VarDiff) -> str:
         """Align on the first side (the baseline): the sides whose value differs from it get its value,
         as a my.cnf line would write it; say when that takes a restart."""
-        known = KNOWN.get(d.name)
-        if known and known.fix:
-            return known.fix
+        align = self.cat.traits(d.name).align
+        if align:
+            return str(align)
         unit = self.cat.unit(d.name)
         base = d.values[0]
         others = [lab for lab, v in zip(self.labels[1:], d.values[1:]) if not same(base, v, unit)]

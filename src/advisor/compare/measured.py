@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
+from advisor.measure import histogram_quantile
 from advisor.snapshot import Distribution
 
 
@@ -55,18 +56,8 @@ MIN_SAMPLES = 10  # a distribution with fewer samples has no middle half worth c
 
 def quantile(d: Distribution, q: float) -> Optional[float]:
     """The q-quantile of a recorded distribution from its histogram (log-interpolated inside a bin),
-    or None when it has no histogram."""
-    h = d.histogram
-    if h is None or not h.bins:
-        return None
-    total = sum(b.count for b in h.bins)
-    target, seen = q * total, 0
-    for b in h.bins:
-        if seen + b.count >= target:
-            frac = (target - seen) / b.count if b.count else 0.0
-            return float(b.lo * (b.hi / b.lo) ** frac) if b.lo > 0 else float(b.lo + (b.hi - b.lo) * frac)
-        seen += b.count
-    return float(h.bins[-1].hi)
+    or None when it has no histogram (advisor.measure.histogram_quantile)."""
+    return histogram_quantile(d.histogram, q)
 
 
 def middle(d: Distribution) -> Optional[tuple[float, float]]:

@@ -5,8 +5,9 @@ sources.
 
 Data (beside this module, validated by advisor.knowledge.schema):
 - variables.toml: hand-curated entries, authoritative;
-- generated-mariadb.json, generated-mysql.json: every server and InnoDB variable of MariaDB 10.11
-  and MySQL 8.0 / 8.4 (and Percona Server where its captures show the variable), rebuilt offline
+- generated-mariadb.json, generated-mysql.json: every server and InnoDB variable of MariaDB 10.4 / 10.11
+  and MySQL 5.6 / 5.7 / 8.0 / 8.4 (and Percona Server 8.x where its captures show the variable; coverage
+  per release in docs/catalogue.md), rebuilt offline
   by tools/catalogue/build.py from extracts of the servers' own lists (tools/catalogue/sources/);
 - risky.toml: risky-values entries (advisor.knowledge.riskyvalues).
 Curated entries are merged over the generated ones (advisor.knowledge.merged). Outside what a
@@ -122,7 +123,39 @@ def default_catalogue() -> VariableCatalogue:
 
 @lru_cache(maxsize=1)
 def _default() -> VariableCatalogue:
-    return VariableCatalogue(catalogue(), risky=_LazyRisky())
+    return VariableCatalogue(catalogue(), risky=_LazyRisky(), traits=traits())
+
+
+@lru_cache(maxsize=1)
+def traits() -> dict[str, Any]:
+    """traits.toml's records (name -> plain VariableTraits data, in the file's order), validated and cached
+    on disk across runs like variables.toml."""
+    from importlib.resources import files
+
+    from advisor.cache import cached, code_files
+
+    src = files("advisor.knowledge") / "traits.toml"
+    here = Path(__file__).resolve().parent
+    return cached("traits", [("traits.toml", src)] + code_files(here), lambda: _build_traits(src),
+                  lambda x: isinstance(x, dict) and len(x) > 0)
+
+
+def _build_traits(src: Any) -> dict[str, Any]:
+    from advisor.knowledge.plain import plain
+    from advisor.knowledge.schema import VariableTraits
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
+    out = {}
+    for name, body in tomllib.loads(src.read_text(encoding="utf-8")).items():
+        try:
+            out[name] = plain(VariableTraits.model_validate(body))
+        except Exception as e:
+            raise ValueError(f"advisor/knowledge/traits.toml: [{name}]: {e}") from None
+    return out
 
 
 class _LazyRisky(Mapping[str, Any]):

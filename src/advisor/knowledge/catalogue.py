@@ -127,12 +127,17 @@ def _int_if_whole(x: Optional[float]) -> Optional[float]:
 class VariableCatalogue:
     """Queries over the catalogue's entries (name -> entry with unit, scope, versions, ...)."""
 
-    def __init__(self, entries: Mapping[str, Any], risky: Optional[Mapping[str, Any]] = None):
+    def __init__(self, entries: Mapping[str, Any], risky: Optional[Mapping[str, Any]] = None,
+                 traits: Optional[Mapping[str, Any]] = None):
         self._entries = entries  # a Mapping; the merged catalogue merges an entry on its first lookup
         self._risky: Mapping[str, Any] = risky if risky is not None else {}  # name -> risky-values entries
+        self._traits: Mapping[str, Any] = traits if traits is not None else {}  # name -> traits.toml record
+        self._traits_of: dict[str, Traits] = {}
         self._ranges: dict[str, VersionRange] = {}
         self._found: dict[tuple[str, str, Version], Any] = {}
         self._specs: dict[tuple[str, str, Version], Optional[VarSpec]] = {}
+        # is_default's answers: a fleet's snapshots repeat the same (name, value, target) many times
+        self._defaults_memo: dict[tuple[Any, ...], Optional[bool]] = {}
 
     @classmethod
     def empty(cls) -> "VariableCatalogue":
@@ -150,6 +155,24 @@ class VariableCatalogue:
         """name -> the variable's risky-values entries (advisor.knowledge.schema.RiskyValue shape; the
         bundled catalogue reads them from risky.toml on first use)."""
         return self._risky
+
+    def traits(self, name: str) -> "Traits":
+        """The variable's traits (traits.toml: category, role, comparison weight, my.cnf and memory-model
+        facts); a variable without a category is 'uncategorised' with the reason (Traits.category_reason)."""
+        low = name.lower()
+        got = self._traits_of.get(low)
+        if got is None:
+            got = self._traits_of[low] = _traits(low, self._traits.get(low), low in self._entries)
+        return got
+
+    def traits_names(self) -> tuple[str, ...]:
+        """The names with a traits record, in traits.toml's order."""
+        return tuple(self._traits)
+
+    def names_with(self, trait: str, value: Any = True) -> tuple[str, ...]:
+        """The names whose trait has this value, in traits.toml's order (memory="per_connection",
+        role="identity", plan_full=True, ...)."""
+        return tuple(n for n, t in self._traits.items() if getattr(t, trait, None) == value)
 
     def curated_names(self) -> list[str]:
         """The hand-curated names (all of them when the entries are not a merged catalogue)."""
@@ -194,7 +217,7 @@ class VariableCatalogue:
         if flavor not in var.covered:
             return False
         window = (getattr(var, "coverage", None) or {}).get(flavor)
-        return window is None or self._range(window).contains(_v(version))
+        return window is None or any(self._range(w.strip()).contains(_v(version)) for w in window.split("||"))
 
     def exists_on(self, name: str, flavor: str, version: VersionLike) -> Optional[bool]:
         """True/False when the catalogue knows the variable on this flavor and version; None when it
@@ -266,7 +289,7 @@ class VariableCatalogue:
         fl = flavor_name(flavor)
         window = None if var is None else (getattr(var, "coverage", None) or {}).get(flavor)
         if var is not None and flavor in var.covered and window:
-            return (f"{name} is catalogued for {fl} {window} only, so whether it exists on {fl} {version} "
+            return (f"{name} is catalogued for {fl} {window.replace(' || ', ' and ')} only, so whether it exists on {fl} {version} "
                     "is not known")
         return (f"{name} is not in the variable catalogue for {fl}, so whether it exists on {fl} {version} "
                 "is not known")
@@ -295,6 +318,21 @@ class VariableCatalogue:
         """Whether `value` equals the default on this target; None when the default is not known
         (not catalogued, autosized, or a formula whose inputs (cpus, ram_bytes, buffer_pool_bytes)
         were not given) or the value does not parse."""
+        key = (name, value, flavor, str(version), inputs.get("cpus"), inputs.get("ram_bytes"),
+               inputs.get("buffer_pool_bytes"))
+        try:
+            return self._defaults_memo[key]
+        except (KeyError, TypeError):  # TypeError: a value that is not hashable is not memoised
+            pass
+        out = self._is_default(name, value, flavor, version, inputs)
+        if len(self._defaults_memo) < 500_000:
+            try:
+                self._defaults_memo[key] = out
+            except TypeError:
+                pass
+        return out
+
+    def _is_default(self, name: str, value: Any, flavor: str, version: VersionLike, inputs: dict[str, Any]) -> Optional[bool]:
         spec = self.info(name, flavor, version)
         if spec is None:
             return None
@@ -308,6 +346,53 @@ class VariableCatalogue:
         if isinstance(a, float) and isinstance(b, float):
             return abs(a - b) < 1e-9
         return a == b
+
+
+class Traits:
+    """One variable's traits (advisor.knowledge.schema.VariableTraits), with the defaults filled in."""
+
+    __slots__ = ("name", "category", "category_reason", "role", "never_write", "weight", "does", "compare_group",
+                 "aspects", "align", "block", "memory", "fallback", "autosized", "larger_wins", "plan_full",
+                 "durable", "relaxed", "relaxed_loses")
+
+    def __init__(self, name: str, **kw: Any) -> None:
+        for k in self.__slots__[1:]:
+            setattr(self, k, kw.get(k))
+        self.name = name
+
+    @property
+    def fix_target(self) -> bool:
+        """Whether a fix may set it (only a setting: never build_id, a path or the version text)."""
+        return self.role == "setting"
+
+    @property
+    def not_written_why(self) -> str:
+        """Why my.cnf never writes it ('' when it may)."""
+        if self.never_write:
+            return str(self.never_write)
+        return {"read_only": "it is reported by the server from its build and start-up; it is not a setting",
+                "identity": "it names the server or a path on it; the advisor does not set it",
+                "version": "it is not a setting"}.get(str(self.role), "")
+
+
+_TRAIT_DEFAULTS: dict[str, Any] = {"role": "setting", "never_write": "", "does": "", "aspects": (), "align": "",
+                                   "autosized": False, "larger_wins": False, "plan_full": False, "relaxed_loses": ""}
+
+
+def _traits(name: str, rec: Any, catalogued: bool) -> Traits:
+    kw = dict(_TRAIT_DEFAULTS)
+    if rec is not None:
+        kw.update({k: v for k, v in vars(rec).items() if v is not None})
+        kw["aspects"] = tuple(kw["aspects"])
+    if kw.get("category"):
+        kw["category_reason"] = ""
+    elif name.startswith("tidb_"):  # TiDB's own variables: the prefix is TiDB's naming rule, not a guess
+        kw["category"], kw["category_reason"] = "tidb", "a TiDB variable (tidb_ prefix) the catalogue has no record of"
+    else:
+        kw["category"] = "uncategorised"
+        kw["category_reason"] = (f"{name} has no category in the variable catalogue (traits.toml)" if catalogued
+                                 else f"{name} is not in the variable catalogue")
+    return Traits(name, **kw)
 
 
 def _value_problems(spec: VarSpec, name: str, value: Any, where: str) -> list[str]:

@@ -10,8 +10,9 @@ milliseconds, microseconds, float, bool, enum, set, string. A renderer formats a
 unit: bytes as KiB/MiB/GiB, the three time units as durations, count and float as numbers.
 
 Coverage: `covered` names the flavors whose data was researched; `coverage` (optional) narrows
-that to a version range per flavor (generated data comes from a few releases: MariaDB 10.11.19,
-MySQL 8.0.41 and the 8.4 manual). Outside what is covered the catalogue answers "not known".
+that to a version range per flavor, or windows joined with ' || ' (generated data comes from a few
+releases: MySQL 5.6.29, 5.7.22, 5.7.41, 8.0.27, 8.0.32, 8.0.41 and the 8.4 manual; MariaDB 10.4.12 and
+10.11.19; docs/catalogue.md). Outside what is covered the catalogue answers "not known".
 
 Risky values (`risky`): the values or ranges a DBA would call a problem, for which purposes, how
 bad, why in one sentence, the fix and a source; see RiskyValue.
@@ -105,7 +106,9 @@ class RiskyValue(StrictModel):
     only_if: dict[str, Scalar] = Field(default_factory=dict, description="other variables and the values they must "
                                        "have for the entry to apply (log_bin = 'ON'): otherwise not_applicable")
     category: Optional[str] = Field(None, description="the generated rule's category (advisor.rules.schema.CATEGORIES); "
-                                    "absent: it follows from the variable's name (advisor.rules.risky)")
+                                    "absent: the variable's category in traits.toml")
+    aliases: list[str] = Field(default_factory=list, description="ids of the hand-written rules this entry replaced: "
+                               "`advisor explain`, --ignore and suppressions still find it by them")
     default_is_risky: bool = Field(False, description="the compiled-in default is itself in the risky set on some "
                                    "flavor/version the entry applies to (a test keeps this honest)")
 
@@ -179,7 +182,8 @@ class VariableFile(StrictModel):
     max: Optional[float] = None
     enum: Optional[list[str]] = None
     covered: list[FlavorName] = Field(default_factory=lambda: list(FLAVORS))
-    coverage: dict[FlavorName, str] = Field(default_factory=dict, description="version range per covered flavor that the data is known for")
+    coverage: dict[FlavorName, str] = Field(default_factory=dict, description="version range per covered flavor that the data "
+                                            "is known for; ' || ' joins windows (ranges between them are not known)")
     deprecated: dict[FlavorName, str] = Field(default_factory=dict)
     removed: dict[FlavorName, str] = Field(default_factory=dict)
     replaced_by: list[str] = Field(default_factory=list)
@@ -194,7 +198,8 @@ class VariableFile(StrictModel):
     @classmethod
     def _coverage(cls, v: dict[str, str]) -> dict[str, str]:
         for rng in v.values():
-            VersionRange(rng)
+            for part in rng.split("||"):
+                VersionRange(part.strip())
         return v
 
     @field_validator("sources")
@@ -223,7 +228,8 @@ class VariableFile(StrictModel):
                 if kind == "removed" and not any(fl in e.flavors for e in self.versions):
                     raise ValueError(f"removed.{fl} = {ver} but no version entry says it ever existed on {fl}")
                 window = self.coverage.get(fl)
-                if kind == "deprecated" and not here and window and not VersionRange(window).contains(v):
+                if kind == "deprecated" and not here and window and \
+                        not any(VersionRange(w.strip()).contains(v) for w in window.split("||")):
                     continue  # deprecated before the window the data covers (e.g. data from 8.0.32 on, deprecated in 8.0.26)
                 if kind == "deprecated" and not here:
                     raise ValueError(f"deprecated.{fl} = {ver} but no version entry covers {fl} {ver}")
@@ -248,4 +254,44 @@ class VariableFile(StrictModel):
             stray = set(r.flavors) - set(self.covered)
             if stray:
                 raise ValueError(f"risky[{i}] ({r.id}) names {sorted(stray)} which `covered` leaves out")
+        return self
+
+
+Role = Literal["setting", "read_only", "identity", "version"]
+MemoryKind = Literal["global", "per_connection"]
+
+
+class VariableTraits(StrictModel):
+    """What the advisor knows about a variable beyond the server's own facts (traits.toml): its category,
+    its role (whether it may be a fix target), its weight in a comparison, how my.cnf writes it and where
+    the memory model counts it. One record per variable, read through VariableCatalogue.traits()."""
+
+    category: Optional[str] = Field(None, description="one of advisor.rules.schema.CATEGORIES (a test keeps it so)")
+    role: Role = Field("setting", description="setting: a fix may set it; read_only: the build or the server "
+                       "reports it; identity: it names the server or a path on it; version: the version text")
+    never_write: str = Field("", description="why my.cnf never writes it although it is a setting (log_bin)")
+    weight: Optional[int] = Field(None, ge=0, le=100, description="how much a difference weighs in a comparison")
+    does: str = Field("", description="what a difference changes, for a comparison's reason")
+    compare_group: Optional[str] = Field(None, description="the comparison's group (durability, binlog, memory, tls, "
+                                         "tidb, variables)")
+    aspects: list[str] = Field(default_factory=list, description="the comparison aspects a difference belongs to")
+    align: str = Field("", description="how to align two servers when setting the variable is not how")
+    block: Optional[int] = Field(None, gt=0, description="the server rounds a value down to a multiple of this")
+    memory: Optional[MemoryKind] = Field(None, description="counted by the memory model once (global) or per connection")
+    fallback: Optional[int] = Field(None, description="the memory model's stated assumption when no value is known")
+    autosized: bool = Field(False, description="the server sizes it at start-up; a full my.cnf does not freeze it")
+    larger_wins: bool = Field(False, description="of two proposals the larger wins (disk, descriptors, a little memory)")
+    plan_full: bool = Field(False, description="a full my.cnf states it even at its default")
+    durable: Optional[str] = Field(None, description="the durable value a full my.cnf guards")
+    relaxed: Optional[str] = Field(None, description="the relaxed value a benchmark may run with")
+    relaxed_loses: str = Field("", description="what the relaxed value can lose, in words")
+
+    @model_validator(mode="after")
+    def _fits(self) -> "VariableTraits":
+        if (self.weight is None) != (not self.does):
+            raise ValueError("weight and does come together (a comparison's weight and its reason)")
+        if self.role != "setting" and (self.durable or self.plan_full or self.block):
+            raise ValueError(f"a {self.role} variable is no fix target: no durable, plan_full or block")
+        if bool(self.relaxed) != bool(self.relaxed_loses):
+            raise ValueError("relaxed and relaxed_loses come together")
         return self

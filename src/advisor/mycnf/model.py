@@ -28,55 +28,19 @@ GiB = 1 << 30
 
 MODES = ("changes", "full")
 
-# For these, the larger proposal wins whoever proposes it: they cost disk space, file descriptors or a
-# little memory (which the budget checks), never data safety.
-MAX_WINS = frozenset({"innodb_redo_log_capacity", "innodb_log_file_size", "innodb_log_buffer_size",
-                      "max_allowed_packet", "table_open_cache", "open_files_limit", "thread_cache_size"})
+# What my.cnf knows of each variable (whether the larger of two proposals wins, whether it is written at
+# all, whether the server sizes it, whether a full file states it, the block the server rounds it to, its
+# category) is the variable catalogue's: VariableCatalogue.traits() (advisor/knowledge/traits.toml).
 
-# Never written: in an option file these mean something else than the variable (log_bin = ON names
-# the binary log file "ON"), or they are facts of the build, not settings.
-NEVER_WRITE = {
-    "log_bin": "in an option file log_bin takes the binary log's file name, so `log_bin = ON` would name it 'ON'",
-    "have_ssl": "it reports how the server was built and started; it is not a setting",
-    "version": "it is not a setting", "version_comment": "it is not a setting",
-}
-
-# The server sizes these at startup from other settings; full mode does not freeze them.
-AUTOSIZED = frozenset({"open_files_limit", "back_log", "table_definition_cache", "innodb_open_files", "thread_cache_size",
-                       "innodb_buffer_pool_instances", "innodb_page_cleaners", "innodb_purge_threads",
-                       "table_open_cache_instances", "innodb_read_io_threads", "innodb_parallel_read_threads",
-                       "thread_pool_size", "innodb_buffer_pool_chunk_size", "temptable_max_ram", "innodb_numa_interleave",
-                       "innodb_log_files_in_group", "innodb_dedicated_server"})
-
-CORE_FULL = ("innodb_buffer_pool_size", "innodb_redo_log_capacity", "innodb_log_file_size", "innodb_log_buffer_size",
-             "innodb_flush_log_at_trx_commit", "sync_binlog", "innodb_doublewrite", "innodb_flush_method",
-             "innodb_io_capacity", "innodb_io_capacity_max", "innodb_flush_neighbors", "max_connections",
-             "table_open_cache", "tmp_table_size", "max_heap_table_size", "sort_buffer_size", "join_buffer_size",
-             "max_allowed_packet", "innodb_file_per_table")
-
-# Values the server rounds down to a block (refman: read_buffer_size "should be a multiple of 4KB",
-# max_allowed_packet "a multiple of 1024", binlog_cache_size 4096, thread_stack 1024, join_buffer_size 128).
-BLOCK_BYTES = {"read_buffer_size": 4096, "max_allowed_packet": 1024, "binlog_cache_size": 4096, "thread_stack": 1024,
-               "join_buffer_size": 128, "query_cache_size": 1024, "net_buffer_length": 1024}
-
+# The order of the sections of a plan: the variable catalogue's categories, 'uncategorised' last.
 CATEGORY_ORDER = ("durability", "memory", "redo", "flushing", "storage", "concurrency", "network", "tls", "version",
-                  "benchmark", "other")
-_VAR_CATEGORY = {
-    "innodb_flush_log_at_trx_commit": "durability", "sync_binlog": "durability", "innodb_doublewrite": "durability",
-    "innodb_redo_log_capacity": "redo", "innodb_log_file_size": "redo", "innodb_log_buffer_size": "redo",
-    "innodb_log_files_in_group": "redo", "innodb_flush_method": "flushing", "innodb_io_capacity": "flushing",
-    "innodb_io_capacity_max": "flushing", "innodb_flush_neighbors": "flushing", "max_connections": "concurrency",
-    "table_open_cache": "concurrency", "open_files_limit": "concurrency", "thread_cache_size": "concurrency",
-    "thread_handling": "concurrency", "max_allowed_packet": "network", "skip_name_resolve": "network",
-}
+                  "benchmark", "limits", "transactions", "replication", "logging", "instrumentation", "engine",
+                  "optimizer", "correctness", "security", "charset", "os", "tidb", "uncategorised")
 
 
-def category_of(var: str) -> str:
-    if var in _VAR_CATEGORY:
-        return _VAR_CATEGORY[var]
-    if any(x in var for x in ("buffer", "cache_size", "tmp_table", "heap_table", "temptable", "key_buffer", "thread_stack")):
-        return "memory"
-    return "other"
+def category_of(var: str, catalogue: VariableCatalogue) -> str:
+    """The variable's category in the catalogue ('uncategorised' when it has none)."""
+    return str(catalogue.traits(var).category)
 
 
 @dataclass(frozen=True)
@@ -156,8 +120,9 @@ def adapt_to_target(p: Proposal, flavor: str, version: Version, files_in_group: 
     var = p.variable.lower()
     value = p.value
     note = ""
-    if var in NEVER_WRITE:
-        return None, NEVER_WRITE[var]
+    never = catalogue.traits(var).not_written_why
+    if never:
+        return None, never
     ex = catalogue.exists_on(var, flavor, version)
     if var in ("innodb_log_file_size", "innodb_log_files_in_group") and catalogue.exists_on("innodb_redo_log_capacity", flavor, version):
         if var == "innodb_log_files_in_group":
@@ -186,10 +151,11 @@ def adapt_to_target(p: Proposal, flavor: str, version: Version, files_in_group: 
     spec0 = catalogue.info(var, flavor, version)
     if spec0 is not None and spec0.unit == "bytes" and n is not None and try_number(value) is not None:
         value = format_cnf_size(n)  # 262144 -> 256K, as a my.cnf writes it
-    if var in BLOCK_BYTES and n is not None and n % BLOCK_BYTES[var]:
-        rounded = n // BLOCK_BYTES[var] * BLOCK_BYTES[var]
+    block = catalogue.traits(var).block
+    if block and n is not None and n % block:
+        rounded = n // block * block
         value = format_cnf_size(rounded)
-        note = (note + "; " if note else "") + f"rounded down to a multiple of {BLOCK_BYTES[var]} bytes, as the server would"
+        note = (note + "; " if note else "") + f"rounded down to a multiple of {block} bytes, as the server would"
     problems = catalogue.check_setting(var, value, flavor, version)
     problems = [x for x in problems if "has no effect" not in x]
     if problems:
@@ -204,24 +170,25 @@ def adapt_to_target(p: Proposal, flavor: str, version: Version, files_in_group: 
 
 # ---------------------------------------------------------------- conflicts
 
-def _rank(p: Proposal) -> tuple[Any, ...]:
-    size = _bytes(p.value) if p.variable in MAX_WINS else None
+def _rank(p: Proposal, larger_wins: bool) -> tuple[Any, ...]:
+    size = _bytes(p.value) if larger_wins else None
     kind = KIND_RANK.get(p.kind, 9)
-    if p.variable in MAX_WINS and p.kind != "guard":
+    if larger_wins and p.kind != "guard":
         kind = 1
     return (kind, -(size or 0), -SEVERITY_RANK.get(p.severity, 0), p.source, p.value)
 
 
-def resolve(proposals: list[Proposal]) -> dict[str, tuple[Proposal, list[str]]]:
+def resolve(proposals: list[Proposal], catalogue: VariableCatalogue) -> dict[str, tuple[Proposal, list[str]]]:
     """One proposal per variable, deterministically: the durability guard first; for capacities
-    (MAX_WINS) the larger value; otherwise a rule's evidence beats generic sizing, then the higher
+    (the catalogue's larger_wins) the larger value; otherwise a rule's evidence beats generic sizing, then the higher
     severity, then the rule id in alphabetical order. Returns var -> (winner, notes naming the losers)."""
     by_var: dict[str, list[Proposal]] = {}
     for p in proposals:
         by_var.setdefault(p.variable, []).append(p)
     out: dict[str, tuple[Proposal, list[str]]] = {}
     for var, ps in by_var.items():
-        ranked = sorted(ps, key=_rank)
+        larger_wins = bool(catalogue.traits(var).larger_wins)
+        ranked = sorted(ps, key=lambda p: _rank(p, larger_wins))
         win = ranked[0]
         notes = []
         seen = {(win.source, win.value)}
@@ -235,7 +202,7 @@ def resolve(proposals: list[Proposal]) -> dict[str, tuple[Proposal, list[str]]]:
             if win.kind == "guard":
                 why = "the durability setting asked for with --allow-unsafe-durability wins" if win.severity == "unsafe" \
                     else "the durability guard wins over every other proposal"
-            elif var in MAX_WINS:
+            elif larger_wins:
                 why = "for a capacity the larger value wins (it costs disk space or a little memory, never data safety)"
             elif win.kind == "rule" and lose.kind == "sizing":
                 why = "a rule's evidence from this server wins over generic sizing"

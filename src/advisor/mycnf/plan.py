@@ -29,12 +29,12 @@ from typing import Any, Optional
 from advisor.errors import UsageError
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.mycnf.compare import same_value, show, unit_of
-from advisor.mycnf.model import (AUTOSIZED, CATEGORY_ORDER, CORE_FULL, NEVER_WRITE, MycnfOptions, Plan, Setting,
+from advisor.mycnf.model import (CATEGORY_ORDER, MycnfOptions, Plan, Setting,
                                  adapt_to_target, category_of, check_options, resolve)
 from advisor.rules import memory
 from advisor.rules.engine import fact_view
 from advisor.rules.facts import FactView, Unknown
-from advisor.rules.sizers import (DURABLE_VALUES, SIZERS, Proposal, SizingContext, full_durability_reason, pick_reference, pool_unit,
+from advisor.rules.sizers import (SIZERS, Proposal, SizingContext, durable_value, full_durability_reason, pick_reference, pool_unit,
                                   sizing_context, weakens_durability)
 from advisor.units import format_cnf_size, format_number, format_size, to_number, try_number
 from advisor.versions import Version
@@ -82,7 +82,7 @@ def build_plan(snapshot: Any, report: Any, opts: MycnfOptions, catalogue: Variab
     workload = check_options(snapshot, opts)
     b = _start(snapshot, opts, catalogue, workload, references or {})
     proposals = _rule_proposals(b, report) + _sizer_proposals(b)
-    chosen = resolve(_guarded(b, _targeted(b, proposals)))
+    chosen = resolve(_guarded(b, _targeted(b, proposals)), b.catalogue)
     _settings_from(b, chosen)
     budget, adjustments = _fit_budget(b)
     if opts.mode == "full":
@@ -199,7 +199,7 @@ def _settings_from(b: _Build, chosen: dict[str, tuple[Proposal, list[str]]]) -> 
             continue
         extra = [b.adapt_notes[(var, p.source)]] if (var, p.source) in b.adapt_notes else []
         b.settings[var] = Setting(var, p.value, p.label, p.source, p.kind, b.previous(var), p.reason, p.reference,
-                                  b.restart(var), extra + notes, category_of(var))
+                                  b.restart(var), extra + notes, category_of(var, b.catalogue))
     b.not_changed += [f"{text}." for var, text in b.skipped if var not in b.settings]
 
 
@@ -245,7 +245,7 @@ def _apply_adjustment(b: _Build, a: memory.Adjustment) -> str:
         ref = pick_reference(b.references.get("sizing.memory-budget", ()), b.flavor, a.variable)
         b.settings[a.variable] = Setting(a.variable, new, "sizer sizing.memory-budget", "sizing.memory-budget", "sizing",
                                          b.previous(a.variable), a.reason[0].upper() + a.reason[1:] + ".", ref,
-                                         b.restart(a.variable), [], category_of(a.variable))
+                                         b.restart(a.variable), [], category_of(a.variable, b.catalogue))
     shown = format_number if counts else format_size
     return f"{a.variable}: {shown(a.old)} -> {shown(a.new)} ({a.reason})"
 
@@ -280,10 +280,11 @@ def _cnf_value(value: str, unit: Optional[str]) -> Optional[str]:
 
 def _full_names(b: _Build) -> list[str]:
     cat = b.catalogue
-    names: list[str] = [n for n in CORE_FULL if cat.exists_on(n, b.flavor, b.version)]
+    names: list[str] = [n for n in cat.names_with("plan_full") if cat.exists_on(n, b.flavor, b.version)]
     if not b.profile:
         for name in sorted(b.variables):
-            if name in names or name in AUTOSIZED or name in NEVER_WRITE:
+            t = cat.traits(name)
+            if name in names or t.autosized or t.not_written_why:
                 continue
             if cat.exists_on(name, b.flavor, b.version) and \
                     cat.is_default(name, b.variables[name], b.flavor, b.version, **b.inputs) is False:
@@ -297,7 +298,7 @@ def _add_kept(b: _Build) -> None:
     cat = b.catalogue
     allowed_unsafe = b.opts.allow_unsafe_durability and b.opts.purpose == "benchmark"
     for name in _full_names(b):
-        if name in b.settings or name in NEVER_WRITE:
+        if name in b.settings or cat.traits(name).not_written_why:
             continue
         if name == "innodb_log_file_size" and cat.exists_on("innodb_redo_log_capacity", b.flavor, b.version):
             continue  # the redo log is sized by innodb_redo_log_capacity there
@@ -319,11 +320,12 @@ def _add_kept(b: _Build) -> None:
 
 
 def _state_durable(b: _Build, name: str, cur: str, spec: Any) -> None:
-    reason = full_durability_reason(name, cur, b.variables, b.profile)
-    if reason is None:
+    reason = full_durability_reason(name, cur, b.variables, b.profile, b.catalogue)
+    safe = durable_value(b.catalogue, name)
+    if reason is None or safe is None:
         return
-    b.settings[name] = Setting(name, DURABLE_VALUES[name], "guard durability.full", "durability.full", "guard",
-                               b.previous(name), reason, spec.sources[0], not spec.dynamic, [], category_of(name))
+    b.settings[name] = Setting(name, safe, "guard durability.full", "durability.full", "guard",
+                               b.previous(name), reason, spec.sources[0], not spec.dynamic, [], category_of(name, b.catalogue))
 
 
 def _keep(b: _Build, name: str, cur: str, value: str, spec: Any) -> None:
@@ -345,7 +347,7 @@ def _keep(b: _Build, name: str, cur: str, value: str, spec: Any) -> None:
     b.settings[name] = Setting(
         name, value, "kept", "kept", "kept", previous,
         f"{name} = {value} is {state}; no rule or sizing step changes it, and it is written so that this "
-        "file states the complete tuning configuration.", spec.sources[0], not spec.dynamic, [], category_of(name))
+        "file states the complete tuning configuration.", spec.sources[0], not spec.dynamic, [], category_of(name, b.catalogue))
 
 
 # ---------------------------------------------------------------- previous values, header facts

@@ -3,9 +3,10 @@ docs/calibration.md). They return strings and never print."""
 
 from __future__ import annotations
 
-from advisor.render import json_out
-
 from typing import Optional
+
+from advisor.render import json_out
+from advisor.render.layout import fill, hang
 
 from advisor.rules.calibration import calibration_document, verdicts_of
 from advisor.snapshot import Snapshot
@@ -27,15 +28,15 @@ def render_json(snap: Snapshot) -> str:
     return json_out.dumps(calibration_document(snap), indent=2) + "\n"
 
 
-def render_text(snap: Snapshot) -> str:
+def render_text(snap: Snapshot, width: int = 100) -> str:
     cal = snap.calibration
     t = snap.target
     if cal is None:
-        return f"advisor calibrate — {t.title}: calibration did not run.\n"
+        return fill(f"advisor calibrate — {t.title}: calibration did not run.", width, "") + "\n"
     head = (f"advisor calibrate — {t.title} — {cal.duration_s:.1f} s of a "
             f"{cal.budget_s or 0:g} s budget ({cal.mode}), at most {cal.connections_max or 0} "
             f"connection{'' if cal.connections_max == 1 else 's'} open")
-    return "\n".join([head, "", *body_lines(snap)]).rstrip() + "\n"
+    return "\n".join([fill(head, width, ""), "", *wrap_body(body_lines(snap), width)]).rstrip() + "\n"
 
 
 # The verdict codes (advisor.rules.calibration, advisor.measure.flush_class) stay in JSON; a person
@@ -57,6 +58,29 @@ def verdict_label(code: str) -> str:
     return VERDICT_LABELS.get(code, code.replace("_", " "))
 
 
+LABEL_WIDTH = 14  # body_lines' label column: "round trips", "sort buffer", ...
+
+
+def wrap_body(lines: list[str], width: int, indent: str = "") -> list[str]:
+    """body_lines wrapped to `width` for a terminal, each behind `indent`: a probe's text continues
+    under its text column (a verdict's under the text after its arrow, a "not measured" entry's under
+    its reason), never under the label."""
+    out = []
+    for line in lines:
+        if not line:
+            out.append("")
+            continue
+        lead = len(line) - len(line.lstrip(" "))
+        if lead >= LABEL_WIDTH:
+            at = lead + (2 if line.lstrip().startswith("→ ") else 0)
+        elif lead:
+            at = lead + 2
+        else:
+            at = LABEL_WIDTH if len(line) > LABEL_WIDTH and line[LABEL_WIDTH - 1] == " " else 2
+        out.append(hang(line, width, len(indent) + at, indent))
+    return out
+
+
 def body_lines(snap: Snapshot) -> list[str]:
     """The measurements and their verdicts, one probe per block, without the header line: what
     `advisor calibrate` prints and what an audit's report shows under "Measured"."""
@@ -65,7 +89,7 @@ def body_lines(snap: Snapshot) -> list[str]:
         return []
     lines: list[str] = []
     v = verdicts_of(snap)
-    w = 14
+    w = LABEL_WIDTH
 
     def row(label: str, text: str) -> None:
         lines.append(f"{label:<{w}}{text}")

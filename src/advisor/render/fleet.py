@@ -10,6 +10,7 @@ import json
 from typing import Any, Optional, Sequence
 
 from advisor.render import json_out
+from advisor.render.layout import columns, fill, hang
 
 FleetResult = Any  # advisor.fleet.FleetResult: target, seconds, report, error, exit_code, timings, host_facts
 
@@ -56,20 +57,27 @@ def _names(hosts: Sequence[str]) -> str:
     return shown + (f" and {len(hosts) - SHOWN_HOSTS} more" if len(hosts) > SHOWN_HOSTS else "")
 
 
-def rollup_text(rollup: dict[str, Any]) -> list[str]:
-    lines = ["", f"Rules across {rollup['hosts_audited']} audited host(s):"]
+def rollup_text(rollup: dict[str, Any], width: int = 100) -> list[str]:
+    lines = ["", fill(f"Rules across {rollup['hosts_audited']} audited host(s):", width, "")]
     if not rollup["rules"]:
         lines.append("  no rule fired on any host")
+    rule_w = min(36, max((len(r["rule"]) for r in rollup["rules"]), default=0))
+    narrow = width - (2 + 8 + 1 + rule_w + 1 + 4 + 10) < 20  # then one block per rule
     for r in rollup["rules"]:
-        lines.append(f"  {r['severity']:<8} {r['rule']:<36} {r['count']:>4} host(s): {_names(r['hosts'])}")
+        if narrow:
+            lines.append(f"  {r['rule']}")
+            lines.append(fill(f"{r['severity']}, {r['count']} host(s): {_names(r['hosts'])}", width, "    "))
+        else:
+            lines.append(columns(f"  {r['severity']:<8} {r['rule']:<{rule_w}} {r['count']:>4} host(s): ",
+                                 _names(r["hosts"]), width, narrow_indent=4))
     if rollup["unreachable"]:
         lines += ["", f"Not audited ({len(rollup['unreachable'])}):"]
-        lines += [f"  {u['host']}: {u['error']}" for u in rollup["unreachable"]]
+        lines += [hang(f"{u['host']}: {u['error']}", width, 4, "  ") for u in rollup["unreachable"]]
     for group, rows in rollup["drift"].items():
-        lines += ["", f"Drift in group {group}: " + (f"{len(rows)} variable(s) differ" if rows else "none")]
+        lines += ["", fill(f"Drift in group {group}: " + (f"{len(rows)} variable(s) differ" if rows else "none"), width, "")]
         for row in rows:
             vals = "; ".join(f"{_value(v['value'])} on {_names(v['hosts'])}" for v in row["values"])
-            lines.append(f"  {row['variable']}: {vals}")
+            lines.append(hang(f"{row['variable']}: {vals}", width, 4, "  "))
     return lines
 
 
@@ -78,23 +86,36 @@ def _value(v: str) -> str:
 
 
 def render_text(results: Sequence[FleetResult], wall_seconds: float, jobs: int,
-                rollup: Optional[dict[str, Any]] = None) -> str:
-    width = max(len(r.target.text) for r in results)
-    lines = [f"{'target':<{width}}  {'flavor/version':<18} {'crit':>4} {'warn':>4} {'info':>4}  seconds  top finding"]
+                rollup: Optional[dict[str, Any]] = None, width: int = 100) -> str:
+    """One row per host when the table fits `width` (a long top finding or error wraps under its
+    column), else one block per host: its target, then its numbers in words."""
+    tw = max([len(r.target.text) for r in results] + [len("target")])
+    fvs = [f"{r.report.target.flavor} {r.report.target.version}" for r in results if r.report]
+    fw = max([len(x) for x in fvs] + [len("flavor/version")])
+    header = f"{'target':<{tw}}  {'flavor/version':<{fw}} {'crit':>4} {'warn':>4} {'info':>4}  seconds  top finding"
+    table = len(header) <= width
+    lines = [header] if table else []
     for r in results:
         if r.report is None:
-            lines.append(f"{r.target.text:<{width}}  ERROR  {r.error}")
+            lines.append(columns(f"{r.target.text:<{tw}}  ERROR  ", r.error or "", width) if table
+                         else r.target.text + "\n" + fill(f"not audited: {r.error}", width, "    "))
             continue
         sev = r.report.severity_counts()
         top = r.report.findings[0].rule if r.report.findings else "-"
         fv = f"{r.report.target.flavor} {r.report.target.version}"
-        lines.append(f"{r.target.text:<{width}}  {fv:<18} {sev['critical']:>4} {sev['warning']:>4} {sev['info']:>4}"
-                     f"  {r.seconds:7.3f}  {top}")
+        if table:
+            lines.append(columns(f"{r.target.text:<{tw}}  {fv:<{fw}} {sev['critical']:>4} {sev['warning']:>4} "
+                                 f"{sev['info']:>4}  {r.seconds:7.3f}  ", top, width))
+        else:
+            lines.append(r.target.text)
+            lines.append(fill(f"{fv}: {sev['critical']} critical, {sev['warning']} warning, {sev['info']} info, "
+                              f"{r.seconds:.3f} s; top finding: {top}", width, "    "))
     if rollup is not None:
-        lines += rollup_text(rollup)
+        lines += rollup_text(rollup, width)
     ok = sum(1 for r in results if r.report)
     lines.append("")
-    lines.append(f"{len(results)} targets, {ok} audited, {len(results) - ok} failed, {wall_seconds:.2f} s wall with --jobs {jobs}")
+    lines.append(fill(f"{len(results)} targets, {ok} audited, {len(results) - ok} failed, {wall_seconds:.2f} s wall "
+                      f"with --jobs {jobs}", width, ""))
     return "\n".join(lines) + "\n"
 
 

@@ -1,9 +1,12 @@
 """SARIF 2.1.0 output (OASIS Static Analysis Results Interchange Format), so CI systems and
-SARIF viewers show findings natively. One run per audited server: the rules evaluated are the
-run's reportingDescriptors (help text from the rule file, helpUri to its generated page), every
-outcome is a result (fired: kind "fail" with the level its severity maps to; passed: "pass";
-not applicable: "notApplicable"; unknown, a fact was missing: "open"), located logically at the
-server and the variables the finding is about. Pure: reports and rules in, a string out.
+SARIF viewers show findings natively. One run per audited server, located logically at the server
+and the variables a finding is about. By default a result per finding (kind "fail" with the level
+its severity maps to) and a reportingDescriptor per rule that has one (help text from the rule file,
+helpUri to its generated page); the unknown outcomes (a fact was missing: no recommendation, so no
+alert) are listed in the run's properties. That keeps a server's log to tens of kilobytes, inside
+code-scanning upload limits. `everything` (audit --sarif-all): a result for every outcome (passed:
+"pass", not applicable: "notApplicable", unknown: "open") and a descriptor for every rule evaluated,
+about 1.5 MB a server. Pure: reports and rules in, a string out.
 """
 
 from __future__ import annotations
@@ -59,10 +62,11 @@ def _fingerprint(server: str, rule: str) -> str:
     return hashlib.sha256(f"{server}\0{rule}".encode()).hexdigest()[:32]
 
 
-def run_dict(report: Any, rules: Sequence[Any]) -> dict[str, Any]:
+def run_dict(report: Any, rules: Sequence[Any], everything: bool = False) -> dict[str, Any]:
     server = _server_name(report)
     by_id = {r.id: r for r in rules}
-    evaluated = [o.rule for o in report.outcomes if o.rule in by_id]
+    shown = [o for o in report.outcomes if o.rule in by_id and (everything or o.status == "fired")]
+    evaluated = [o.rule for o in shown]
     index = {rid: i for i, rid in enumerate(evaluated)}
     t = report.target
     logical: list[dict[str, Any]] = [{"name": server, "fullyQualifiedName": server, "kind": "resource",
@@ -83,9 +87,7 @@ def run_dict(report: Any, rules: Sequence[Any]) -> dict[str, Any]:
     led = {g.lead.rule: g for g in groups}  # rule -> the finding it leads
     under = {f.rule: g for g in groups for f in g.members[1:]}  # rule -> the finding it is a consequence of
     results = []
-    for o in report.outcomes:
-        if o.rule not in index:
-            continue
+    for o in shown:
         f = findings.get(o.rule) if o.status == "fired" else None
         res: dict[str, Any] = {"ruleId": o.rule, "ruleIndex": index[o.rule], "kind": KIND[o.status]}
         if f is not None and o.rule in under:  # one result fails per cause: the others are informational
@@ -122,7 +124,7 @@ def run_dict(report: Any, rules: Sequence[Any]) -> dict[str, Any]:
             res["locations"] = [server_loc]
         res["partialFingerprints"] = {"advisorServerRule/v1": _fingerprint(server, o.rule)}
         results.append(res)
-    return {
+    run: dict[str, Any] = {
         "tool": {"driver": {"name": "advisor", "fullName": "advisor — configuration advisor for MySQL-family servers",
                             "version": __version__, "semanticVersion": __version__, "informationUri": PROJECT_URL,
                             "rules": [_descriptor(by_id[rid]) for rid in evaluated]}},
@@ -133,19 +135,26 @@ def run_dict(report: Any, rules: Sequence[Any]) -> dict[str, Any]:
         "properties": {"target": {"server": server, "flavor": t.flavor, "version": t.version,
                                   "version_string": t.version_string},
                        "purpose": report.purpose, "source": report.source, "collected_at": report.collected_at,
-                       "missing": [{"fact": m.fact, "reason": m.reason} for m in report.missing]},
+                       "missing": [{"fact": m.fact, "reason": m.reason} for m in report.missing],
+                       "outcomes": report.counts(), "all_outcomes": everything},
     }
+    if not everything:
+        run["properties"]["unknown"] = [{"rule": o.rule, "reason": o.reason} for o in report.outcomes
+                                        if o.status == "unknown"]
+    return run
 
 
-def to_dict(reports: Sequence[Any], rules: Sequence[Any]) -> dict[str, Any]:
-    return {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run_dict(r, rules) for r in reports]}
+def to_dict(reports: Sequence[Any], rules: Sequence[Any], everything: bool = False) -> dict[str, Any]:
+    return {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0",
+            "runs": [run_dict(r, rules, everything) for r in reports]}
 
 
-def render(reports: Sequence[Any], rules: Optional[Sequence[Any]] = None) -> str:
-    """SARIF for the reports; `rules` default to the built-in catalogue."""
+def render(reports: Sequence[Any], rules: Optional[Sequence[Any]] = None, everything: bool = False) -> str:
+    """SARIF for the reports (only the findings unless `everything`); `rules` default to the built-in
+    catalogue."""
     if rules is None:
         from advisor.rules.loader import load_rules
 
         rules = load_rules()
-    return json.dumps(to_dict(reports, rules), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(to_dict(reports, rules, everything), indent=2, ensure_ascii=False) + "\n"
 

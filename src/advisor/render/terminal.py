@@ -5,20 +5,15 @@ summary of outcomes. Colour only when asked (the CLI asks on a TTY)."""
 from __future__ import annotations
 
 import re
-import textwrap
 
+from advisor.render import layout
+from advisor.render.calibration import wrap_body
 from advisor.report import Report
 from advisor.rules.engine import Outcome
 from advisor.units import format_evidence
 
 _COL = {"critical": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m", "dim": "\033[2m", "bold": "\033[1m",
         "reset": "\033[0m"}
-
-
-def fill(text: str, width: int, indent: str) -> str:
-    """Wrap at spaces only: an identifier, an option (--host-facts-only) or a path is never split."""
-    return textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=indent,
-                         break_on_hyphens=False, break_long_words=False)
 
 
 _UNKNOWN_REASON = re.compile(r"^(?:cannot tell whether it applies: )?(\S+) is unknown: (.+)$", re.S)
@@ -57,9 +52,7 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
 
     t = report.target
     # never split an identifier (innodb_buffer_pool_size, sizing.buffer-pool): long words overflow the line
-    wrap = lambda s, ind, rest=None: textwrap.fill(s, width=width, initial_indent=ind,  # noqa: E731
-                                                   subsequent_indent=ind if rest is None else rest,
-                                                   break_long_words=False, break_on_hyphens=False)
+    wrap = lambda s, ind, rest=None: layout.wrap(s, width, ind, rest)  # noqa: E731
     lines = [c("bold", wrap(f"advisor audit — {t.title} — purpose: {report.purpose}", ""))]
     if report.source != "live":
         lines.append(c("dim", wrap(f"from {report.source}" + (f", collected {report.collected_at}" if report.collected_at else ""), "")))
@@ -97,7 +90,7 @@ def render(report: Report, color: bool = False, verbose: bool = False, width: in
     if measured:
         lines.append(c("bold", "MEASURED") + (f" (calibration {report.calibration.get('mode')}, "
                                              f"{report.calibration.get('duration_s') or 0:.1f} s)" if report.calibration else ""))
-        lines += [f"  {x}" if x else "" for x in measured]
+        lines += wrap_body(measured, width, "  ")
         lines.append("")
     counts = report.counts()
     sev = report.finding_severity_counts()

@@ -169,6 +169,11 @@ def render_text(report: WatchReport, color: bool = False, with_table: bool = Fal
         head += f" (from {report.source})"
     lines.append(c("bold", "VERDICT" + (f" (partial: {report.partial_why})" if report.partial else "")) + f" — {head}")
     fired = report.fired
+    for r in report.uncertain:
+        lines.append(c("warning", f"  [{r.verdict.id}] ") + c("bold", "uncertain: ") +
+                     wrap(r.outcome.reason[len("uncertain: "):], "").strip())
+    if report.uncertain and fired:
+        lines.append(c("dim", "    so none of the verdicts below is named as the run's limit"))
     if not fired:
         lines.append("  no verdict: " + "; ".join(f"{r.verdict.id}: {r.outcome.reason}" for r in report.results[:3]))
     for i, r in enumerate(fired):
@@ -253,6 +258,8 @@ def render_markdown(report: WatchReport) -> str:
     out += [f"- {x}" for x in setup_lines(run)]
     out += ["", f"## Verdict{f' (partial: {report.partial_why})' if report.partial else ''}", ""]
     fired = report.fired
+    for r in report.uncertain:
+        out += [f"Uncertain: `{r.verdict.id}`: {r.outcome.reason[len('uncertain: '):]}", ""]
     if not fired:
         out.append("No verdict could be reached.")
     for r in fired:
@@ -288,7 +295,8 @@ def report_dict(report: WatchReport) -> dict[str, Any]:
     return {
         "schema": REPORT_SCHEMA,
         "verdict": {"primary": primary.verdict.id if primary else None, "partial": report.partial,
-                    "fired": [r.verdict.id for r in report.fired]},
+                    "fired": [r.verdict.id for r in report.fired],
+                    "uncertain": [r.verdict.id for r in report.uncertain]},
         "results": [r.to_dict() for r in report.results],
         "summary": {k: (round(v, 6) if isinstance(v, float) else v) for k, v in report.values.items()},
         "unknown": dict(report.missing),

@@ -7,12 +7,23 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
 
-from advisor.measure import flush_class, payload_ceiling_mbytes_per_s
+from advisor.measure import PLP_LIKE_BELOW_MS, flush_class, middle_half, payload_ceiling_mbytes_per_s, spans
 
 LINE_RATE_FRACTION = 0.9  # stream at or above this share of the payload ceiling: the link is the ceiling
 PATH_BOTTLENECK_FRACTION = 0.5  # below this share (client and server not the limit): something on the path
 SERVER_HEADROOM = 1.5  # server row generation / stream rate below this: the server limited the probe
 CALIBRATION_SCHEMA = "advisor.calibration/1"
+
+
+def _uncertain(lo: float, hi: float, edges: tuple[float, ...], fmt: str, unit: str, value: float,
+               what: str) -> Optional["Verdict"]:
+    """Verdict 'uncertain' when the measurement's middle half (lo..hi) reaches across one of `edges`."""
+    edge = next((e for e in edges if spans(lo, hi, e)), None)
+    if edge is None:
+        return None
+    f = ("{:" + fmt + "}").format
+    return Verdict("uncertain", f"{what} {f(value)}{unit}, but the middle half of the samples runs from {f(lo)}{unit} "
+                   f"to {f(hi)}{unit}, across the {f(edge)}{unit} boundary: the measurement does not decide")
 
 
 class Verdict(NamedTuple):  # not a dataclass: an audit imports this module (start-up, bench/startup.py)
@@ -80,6 +91,11 @@ def tls_verdict(tls: Any) -> Verdict:
             cost |= r >= TLS_QUERY_MEASURABLE
         else:  # TLS only adds work: a lower figure is scheduling noise
             parts.append(f"small queries not separable from scheduling noise ({q.on:.4f} ms on, {q.off:.4f} ms off)")
+    lo, hi = getattr(tls, "query_ratio_p25", None), getattr(tls, "query_ratio_p75", None)
+    stream_cost = tls.throughput_ratio is not None and tls.throughput_ratio < TLS_THROUGHPUT_MEASURABLE
+    if not stream_cost and lo is not None and hi is not None and spans(lo, hi, TLS_QUERY_MEASURABLE):
+        return Verdict("uncertain", "; ".join(parts) + f"; but the per-round TLS ÷ plain ratios' middle half runs from "
+                       f"{lo:.2f} to {hi:.2f}, across {TLS_QUERY_MEASURABLE:.2f}: the measurement does not decide")
     h = tls.handshake_ms
     if h.on is not None and h.off:
         parts.append(f"handshake {h.on:.2f} ms vs {h.off:.2f} ms")
@@ -93,6 +109,11 @@ def sort_verdict(sp: Any) -> Verdict:
     """Actionable or not: the server's value measurably slower (the sort-buffer rules fire) or not."""
     if sp is None or sp.ratio is None:
         return Verdict("not_measured", "the sort probe did not run")
+    lo, hi = getattr(sp, "ratio_p25", None), getattr(sp, "ratio_p75", None)
+    if lo is not None and hi is not None:
+        u = _uncertain(lo, hi, (SORT_SLOWER,), ".2f", "", sp.ratio, "the ratio (server's value ÷ 256 KiB) was")
+        if u is not None:
+            return u
     if sp.ratio >= SORT_SLOWER:
         return Verdict("server_value_slower", f"the server's sort_buffer_size made the same sort {sp.ratio:.2f}x "
                        "as slow as a 256 KiB session value")
@@ -100,10 +121,20 @@ def sort_verdict(sp: Any) -> Verdict:
                    "sort_buffer_size is not measurably slower")
 
 
+FLUSH_EDGES_MS = (PLP_LIKE_BELOW_MS, 0.5, 3.0)  # advisor.measure.flush_class's boundaries
+RTT_EDGES_MS = (0.5, 2.0)
+
+
 def flush_verdict(cal: Any) -> Verdict:
     if cal.fsync_ms is None or cal.fsync_ms.p50 is None:
         return Verdict("not_measured", "the flush probe did not run")
     fl = cal.flush
+    if fl is None or fl.flush_class != "memory":
+        mid = middle_half(cal.fsync_ms)
+        if mid is not None:
+            u = _uncertain(mid[0], mid[1], FLUSH_EDGES_MS, ".3g", " ms", cal.fsync_ms.p50, "the median fdatasync was")
+            if u is not None:
+                return u
     if fl is not None and fl.flush_class:
         return Verdict(fl.flush_class, fl.class_reason)
     cls, why = flush_class(cal.fsync_ms.p50, None)
@@ -113,6 +144,11 @@ def flush_verdict(cal: Any) -> Verdict:
 def rtt_verdict(rtt: Any) -> Verdict:
     if rtt is None or rtt.p50 is None:
         return Verdict("not_measured", "the round-trip probe did not run")
+    mid = middle_half(rtt)
+    if mid is not None:
+        u = _uncertain(mid[0], mid[1], RTT_EDGES_MS, ".3g", " ms", rtt.p50, "the median round trip was")
+        if u is not None:
+            return u
     if rtt.p50 < 0.5:
         return Verdict("near", f"median {rtt.p50:.3f} ms: same host or a fast local network")
     if rtt.p50 < 2.0:

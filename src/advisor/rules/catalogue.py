@@ -14,11 +14,12 @@ test and lint, and documented by the same page renderer; `Catalogue.generated` l
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules.risky import risky_rules
-from advisor.rules.schema import Rule
+from advisor.rules.conditions import Rule
 
 RuleGenerator = Callable[[VariableCatalogue], Iterable[Rule]]
 RULE_GENERATORS: tuple[RuleGenerator, ...] = (risky_rules,)
@@ -35,7 +36,7 @@ class Catalogue:
                  groups: Iterable[Any] = ()):
         self.variables = variables
         self.rules: tuple[Rule, ...] = tuple(rules)
-        self.groups: tuple[Any, ...] = tuple(groups)  # advisor.rules.groups.GroupSpec: the cause groups
+        self.groups: tuple[Any, ...] = tuple(groups)  # advisor.rules.groups.Group: the cause groups
         self.generated: tuple[str, ...] = tuple(generated)
         given = {"sizer": tuple(sizers), "check": tuple(checks)}
         self._others: Others = others if others is not None else (lambda: given)
@@ -48,7 +49,7 @@ class Catalogue:
         current = {a: r.id for r in self.rules for a in r.spec.aliases}
         if not any(m in current for g in self.groups for m in g.members):
             return self.groups
-        return tuple(g.model_copy(update={"members": [current.get(m, m) for m in g.members]}) for g in self.groups)
+        return tuple(dataclasses.replace(g, members=tuple(current.get(m, m) for m in g.members)) for g in self.groups)
 
     def _load_others(self) -> dict[str, tuple[Any, ...]]:
         if self._loaded is None:
@@ -100,17 +101,49 @@ def generate(variables: VariableCatalogue, generators: Iterable[RuleGenerator] =
     return [r for g in generators for r in g(variables)]
 
 
+def _superseded(rule: Rule) -> set[str]:
+    return {s.lower() for s in getattr(rule.spec, "supersedes", ())}
+
+
 def with_precedence(rules: Sequence[Rule], made: Sequence[Rule]) -> list[Rule]:
-    """The generated rules, each deferring to the hand-written rules about its variable (those that name
-    it in `variables`): when one of them fired, the engine reports the generated rule not_applicable
-    ('already reported by'), so a setting gives one finding, in the hand-written rule's words."""
+    """The generated rules, each deferring to the hand-written rules that supersede it (`supersedes`
+    names its variable or its alias `<variable>.<entry>`): when one of them fired, the engine reports the
+    generated rule not_applicable ('already reported by'), so a setting gives one finding, in the
+    hand-written rule's words."""
     from dataclasses import replace
 
-    about: dict[str, list[str]] = {}
+    out = []
+    for m in made:
+        keys = {str(m.variable)} | {a.lower() for a in m.aliases}
+        by = tuple(r.id for r in rules if _superseded(r) & keys)
+        out.append(replace(m, defers_to=by) if by else m)
+    return out
+
+
+def second_opinions(rules: Sequence[Rule], made: Sequence[Rule]) -> list[tuple[str, str]]:
+    """[(rule path and id, problem)]: a hand-written rule that names a variable in `variables` whose
+    risky-values entries it does not supersede (two judgements of one variable), or that supersedes an
+    entry that does not exist."""
+    entries: dict[str, list[str]] = {}
+    for m in made:
+        if m.variable is not None:
+            entries.setdefault(m.variable, []).extend(a.lower() for a in m.aliases)
+    known = {a for aliases in entries.values() for a in aliases} | set(entries)
+    out = []
     for r in rules:
-        for n in {v.lower() for v in r.spec.variables}:
-            about.setdefault(n, []).append(r.id)
-    return [replace(m, defers_to=tuple(about[m.variable])) if m.variable in about else m for m in made]
+        if r.variable is not None:
+            continue
+        sup = _superseded(r)
+        for s in sorted(sup - known):
+            out.append((f"{r.path} ({r.id})", f"supersedes {s!r}, which is no risky-values entry "
+                        "(risky.toml: <variable> or <variable>.<entry>)"))
+        for v in sorted({x.lower() for x in r.spec.variables}):
+            left = [a for a in entries.get(v, []) if v not in sup and a not in sup]
+            if left:
+                out.append((f"{r.path} ({r.id})", f"judges {v}, which risky.toml judges too ({', '.join(left)}): "
+                            f"a second opinion on one variable; add supersedes = [\"{v}\"] (this rule's finding "
+                            "takes their place), or move the judgement into risky.toml"))
+    return out
 
 
 def build_catalogue(variables: VariableCatalogue, rules: Iterable[Rule], sizers: Iterable[Any] = (),

@@ -15,7 +15,7 @@ from advisor.rules import ops
 from advisor.rules.derived import DERIVED
 from advisor.rules.facts import FactMissing, FactView, Unknown, json_value, render_template
 from advisor.rules.formulas import FORMULAS
-from advisor.rules.schema import AllOf, AnyOf, Condition, Leaf, NotOf, Rule
+from advisor.rules.conditions import AllOf, AnyOf, Condition, Leaf, NotOf, Rule
 from advisor.snapshot import Snapshot
 from advisor.units import format_number, format_size, whole
 from advisor.versions import Version, flavor_name
@@ -127,6 +127,34 @@ def eval_condition(cond: Condition, view: FactView) -> tuple[Optional[bool], str
     raise TypeError(cond)
 
 
+ORDERED_OPS = ("lt", "le", "gt", "ge")
+UNCERTAIN = "uncertain: "  # the start of an unknown outcome's reason when a measurement spans the threshold
+
+
+def _uncertain(leaf: Leaf, view: FactView, literals: list[ops.LiteralValue], shown: str) -> Optional[str]:
+    """A comparison of a measured fact with a threshold the measurement's spread reaches across (its
+    middle half is on both sides): the reason, starting 'uncertain: ', with the numbers; else None."""
+    if leaf.op not in ORDERED_OPS or leaf.ref or len(literals) != 1:
+        return None
+    spread_of = getattr(view, "spread", None)
+    sp = spread_of(leaf.fact) if spread_of is not None else None
+    if sp is None:
+        return None
+    lo, hi = sp
+    try:
+        at_lo = ops.apply(leaf.op, lo, literals, leaf.pattern)
+        at_hi = ops.apply(leaf.op, hi, literals, leaf.pattern)
+    except ops.CoercionError:
+        return None
+    if at_lo == at_hi:
+        return None
+    unit = view.unit(leaf.fact)
+    suffix = f" {unit}" if unit in ("ms", "MB/s", "Mb/s", "1/s", "s per s") else ""
+    low, high = (f"{format_number(x) if abs(x) >= 0.01 else f'{x:.3g}'}{suffix}" for x in (lo, hi))
+    return (f"{UNCERTAIN}{shown}, but the middle half of the measurement runs from {low} to {high}, across the "
+            f"threshold {literals[0].show()}: the measurement does not decide")
+
+
 def _eval_leaf(leaf: Leaf, view: FactView) -> tuple[Optional[bool], str]:
     val = view.get(leaf.fact)
     if leaf.op == "exists":
@@ -152,6 +180,9 @@ def _eval_leaf(leaf: Leaf, view: FactView) -> tuple[Optional[bool], str]:
     except ops.CoercionError as e:
         return None, f"{leaf.fact} cannot be compared: {e}"
     shown = _show(leaf.fact, val, view.unit(leaf.fact))
+    uncertain = _uncertain(leaf, view, literals, shown)
+    if uncertain is not None:
+        return None, uncertain
     if shown_ref:
         rel = (ops.SYMBOL if ok else ops.NEGATED)[leaf.op]
         return ok, f"{shown}, {rel} {shown_ref}"

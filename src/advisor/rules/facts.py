@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Optional, get_args, get_origin
 
-from pydantic import BaseModel
-
+from advisor.measure import calibration_spread
 from advisor.knowledge.catalogue import VariableCatalogue
-from advisor.snapshot import Snapshot
+from advisor.snapshot import Snapshot, SnapshotModel
 from advisor.units import format_number, format_size, parse_bool, try_number
 from advisor.versions import Version, flavor_name
 
@@ -64,12 +63,16 @@ DerivedFn = Callable[["FactView"], Any]
 DERIVED_UNITS = ("", "bytes", "count", "seconds", "ms", "h", "fraction", "ratio", "Mb/s", "MB/s", "1/s")
 
 
+SpreadFn = Callable[["FactView"], Optional[tuple[float, float]]]
+
+
 @dataclass(frozen=True)
 class Derived:
     name: str
     fn: DerivedFn
     doc: str
     unit: str = ""
+    spread: Optional[SpreadFn] = None  # a fact computed from a measurement: the range its spread maps to
 
 
 class FactSet:
@@ -79,14 +82,15 @@ class FactSet:
     def __init__(self) -> None:
         self.facts: dict[str, Derived] = {}
 
-    def define(self, name: str, doc: str, unit: str = "") -> Callable[[DerivedFn], DerivedFn]:
+    def define(self, name: str, doc: str, unit: str = "",
+               spread: Optional[SpreadFn] = None) -> Callable[[DerivedFn], DerivedFn]:
         if unit not in DERIVED_UNITS:
             raise ValueError(f"derived fact {name}: unit {unit!r} is not one of {', '.join(DERIVED_UNITS)}")
 
         def deco(fn: DerivedFn) -> DerivedFn:
             if name in self.facts:
                 raise ValueError(f"derived fact {name} defined twice")
-            self.facts[name] = Derived(name, fn, " ".join(doc.split()), unit)
+            self.facts[name] = Derived(name, fn, " ".join(doc.split()), unit, spread)
             return fn
         return deco
 
@@ -182,6 +186,19 @@ class FactView:
             self._cache[key] = compute()
         return self._cache[key]
 
+    def spread(self, path: str) -> Optional[tuple[float, float]]:
+        """How much a measured fact varied, as (low, high): the middle half of a calibration probe's
+        samples (advisor.measure.calibration_spread), or what a derived fact computed from one declares;
+        None for facts that are no measurement or whose spread was not recorded. The engine calls a
+        comparison whose answer differs between low and high uncertain (STYLE 23)."""
+        if path.startswith("calibration."):
+            return calibration_spread(self.snapshot.calibration, path[len("calibration."):])
+        if path.startswith("derived."):
+            d = self.derived.get(path[len("derived."):])
+            if d is not None and d.spread is not None:
+                return self.memo("spread:" + path, lambda: d.spread(self))  # type: ignore[misc]
+        return None
+
     def unit(self, path: str) -> Optional[str]:
         """The unit of a fact: the catalogue's for var.*, the declared one for derived.*, count for
         status counters and rates, the field's for the snapshot (None: not a quantity, or not known)."""
@@ -267,7 +284,7 @@ class FactView:
             walked.append(p)
             if cur is None:
                 return Unknown(self.missing_reason(".".join(walked[:-1]), f"{'.'.join(walked[:-1])} was not collected"))
-            if isinstance(cur, BaseModel):
+            if isinstance(cur, SnapshotModel):
                 if p not in type(cur).model_fields:
                     return Unknown(f"{full}: no field {p!r}")
                 cur = getattr(cur, p)
@@ -303,7 +320,7 @@ class FactView:
 
 # ---------------------------------------------------------------- path validation (load time)
 
-def _model_field_type(model: type[BaseModel], name: str) -> Any:
+def _model_field_type(model: type[SnapshotModel], name: str) -> Any:
     f = model.model_fields.get(name)
     return None if f is None else f.annotation
 
@@ -334,7 +351,7 @@ def validate_path(path: str, derived: Mapping[str, Derived]) -> Optional[str]:
     parts = path.split(".") if root != "target" else ["target"] + rest.split(".")
     for i, p in enumerate(parts):
         t = _unwrap(t)
-        if isinstance(t, type) and issubclass(t, BaseModel):
+        if isinstance(t, type) and issubclass(t, SnapshotModel):
             ft = _model_field_type(t, p)
             if ft is None:
                 return f"{path}: {'.'.join(parts[:i]) or 'snapshot'} has no field {p!r}"
@@ -392,7 +409,7 @@ def _declared_unit(parts: list[str]) -> Optional[str]:
     field_info = None
     for p in parts:
         t = _unwrap(t)
-        if isinstance(t, type) and issubclass(t, BaseModel):
+        if isinstance(t, type) and issubclass(t, SnapshotModel):
             field_info = t.model_fields.get(p)
             if field_info is None:
                 return None
@@ -481,7 +498,7 @@ def json_value(v: Any) -> Any:
     """A fact value as evidence in a JSON report."""
     if isinstance(v, Version):
         return str(v)
-    if isinstance(v, BaseModel):
+    if hasattr(v, "model_dump"):  # a snapshot section (or another model)
         return v.model_dump()
     if isinstance(v, (list, tuple)):
         return [json_value(x) for x in v]

@@ -17,11 +17,9 @@ reads the file).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal, Mapping, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from advisor.rules.schema import SEVERITY_RANK
+from advisor.rules.conditions import SEVERITY_RANK
 
 GROUPS_FILE = "groups.toml"  # beside the rule directories in the built-in catalogue
 
@@ -48,47 +46,16 @@ POLICY = (
 )
 
 
-class GroupSpec(BaseModel):
-    """One `[[group]]` of rules/groups.toml."""
+@dataclass(frozen=True)
+class Group:
+    """One cause group as the report uses it (validated from rules/groups.toml by
+    advisor.rules.groups_schema.GroupSpec, which the loader turns into this plain record)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
-    title: str = Field(min_length=1)
-    cause: str = Field(min_length=1, description="the root cause the members share, one sentence")
-    members: list[str] = Field(min_length=2, description="rule ids, in the order that breaks severity ties")
-    recommend: Literal["lead", "merge"] = Field(
-        "lead", description="lead: the lead's recommendation only; merge: the lead's, then the other members' "
-                            "settings for variables the lead does not set")
-
-    @field_validator("members")
-    @classmethod
-    def _unique(cls, v: list[str]) -> list[str]:
-        dup = sorted({m for m in v if v.count(m) > 1})
-        if dup:
-            raise ValueError(f"listed twice: {', '.join(dup)}")
-        return v
-
-
-class GroupsFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    group: list[GroupSpec] = Field(default_factory=list)
-
-    @field_validator("group")
-    @classmethod
-    def _one_group_per_rule(cls, v: list[GroupSpec]) -> list[GroupSpec]:
-        seen: dict[str, str] = {}
-        for g in v:
-            for m in g.members:
-                if m in seen:
-                    raise ValueError(f"rule {m} is in group {seen[m]} and in group {g.id}; a rule has one cause")
-                seen[m] = g.id
-        ids = [g.id for g in v]
-        dup = sorted({i for i in ids if ids.count(i) > 1})
-        if dup:
-            raise ValueError(f"group id used twice: {', '.join(dup)}")
-        return v
+    id: str
+    title: str
+    cause: str
+    members: tuple[str, ...]
+    recommend: str = "lead"
 
 
 @dataclass(frozen=True)
@@ -131,7 +98,7 @@ class FindingGroup:
                                  for c in self.consequences]}
 
 
-def membership(groups: Iterable[GroupSpec], aliases: Mapping[str, str] = {}) -> dict[str, str]:
+def membership(groups: Iterable[Group], aliases: Mapping[str, str] = {}) -> dict[str, str]:
     """rule id -> group id (`aliases`: old id -> current id, so a renamed rule stays in its group)."""
     out: dict[str, str] = {}
     for g in groups:
@@ -146,7 +113,7 @@ def lead_of(members: Sequence[Any], order: Sequence[str]) -> Any:
     return min(members, key=lambda f: (-SEVERITY_RANK[f.severity], rank.get(f.rule, len(rank))))
 
 
-def group_findings(findings: Sequence[Any], groups: Sequence[GroupSpec],
+def group_findings(findings: Sequence[Any], groups: Sequence[Group],
                    aliases: Mapping[str, str] = {}) -> list[FindingGroup]:
     """The findings a report shows, most severe first: one per cause group with a fired member, one per
     fired rule in no group. `findings` are the fired rules' Findings (Report.findings)."""

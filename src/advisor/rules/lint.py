@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from advisor.rules.catalogue import second_opinions
 from advisor.rules.examples_run import coverage_problems, run_entry_examples
 from advisor.rules.loader import load_entries
 
@@ -21,6 +22,15 @@ def lint_rules(directory: Optional[str]) -> tuple[bool, str]:
             bad += 1
             lines.append(f"FAIL {e.path} ({e.id})")
             lines += [f"     {p}" for p in problems]
+    generated = set(catalogue.generated)
+    twice: dict[str, list[str]] = {}
+    for where, problem in second_opinions([r for r in catalogue.rules if r.id not in generated],
+                                          [r for r in catalogue.rules if r.id in generated]):
+        twice.setdefault(where, []).append(problem)
+    for where, problems in twice.items():
+        bad += 1
+        lines.append(f"FAIL {where}")
+        lines += [f"     {p}" for p in problems]
     n_examples = sum(len(e.spec.examples) for e in entries)
     kinds = f"{len(catalogue.rules)} rules"
     if catalogue.sizers or catalogue.checks:

@@ -8,15 +8,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
-from pydantic import ValidationError
-
 from advisor.errors import RuleLoadError
 from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules.catalogue import Catalogue, build_catalogue, generate
 from advisor.rules.derived import DERIVED
 from advisor.rules.facts import FILTERS, template_paths, validate_path
 from advisor.rules.formulas import FORMULAS
-from advisor.rules.schema import ConditionError, Rule, RuleFile, parse_condition
+from advisor.rules.conditions import ConditionError, Rule, parse_condition
 from advisor.versions import VersionRange
 
 if TYPE_CHECKING:
@@ -70,6 +68,8 @@ def _toml(text: str, source: str) -> dict[str, Any]:
 
 
 def _validated(model: Any, raw: dict[str, Any], source: str) -> Any:
+    from pydantic import ValidationError  # validation only: a cache hit imports no pydantic
+
     try:
         return model.model_validate(raw)
     except ValidationError as e:
@@ -107,6 +107,9 @@ def parse_rule(text: str, source: str, catalogue: Optional[VariableCatalogue] = 
 
 
 def rule_from_data(raw: dict[str, Any], source: str, catalogue: Optional[VariableCatalogue] = None) -> Rule:
+    from advisor.knowledge.plain import plain
+    from advisor.rules.schema import RuleFile
+
     spec = _validated(RuleFile, raw, source)
 
     def cond(obj: Any, loc: str):
@@ -159,7 +162,8 @@ def rule_from_data(raw: dict[str, Any], source: str, catalogue: Optional[Variabl
     for loc, problem in check_recommendations(spec, catalogue):  # a recommendation the target cannot take
         raise _err(source, loc, problem)
     ranges = {fl: VersionRange(r) for fl, r in spec.applies_to.flavors.items()}
-    return Rule(spec=spec, path=source, when=when, applies_when=applies, override_whens=overrides,
+    # the spec as plain data: the rule cache unpickles it without pydantic
+    return Rule(spec=plain(spec), path=source, when=when, applies_when=applies, override_whens=overrides,
                 recommend_whens=tuple(rec_whens), ranges=ranges)
 
 
@@ -179,6 +183,8 @@ def _check_example_facts(examples: Iterable[Any], source: str) -> None:
 def _check_example_snapshot(ex: Any, i: int, source: str) -> None:
     """The example's target and facts make a valid snapshot (so running it cannot fail later): a fact
     of the wrong shape (`"host.cpu" = "x"`) or a target that is not '<flavor> <version>' is a load error."""
+    from pydantic import ValidationError
+
     from advisor.inputs import clip
     from advisor.rules.examples import example_snapshot
 
@@ -232,6 +238,16 @@ def _iter_toml(root: Any, prefix: str) -> Iterable[tuple[str, Any]]:
             yield f"{prefix}/{p.name}", p
 
 
+def _iter_files(root: Any, prefix: str) -> Iterable[tuple[str, Any]]:
+    """Every file under root (not only .toml), for the cache key."""
+    for p in sorted(root.iterdir(), key=lambda p: p.name):
+        if p.is_dir():
+            if p.name != "__pycache__":
+                yield from _iter_files(p, f"{prefix}/{p.name}")
+        elif not p.name.endswith((".pyc", ".tmp", "~")) and not p.name.startswith("."):
+            yield f"{prefix}/{p.name}", p
+
+
 def builtin_rules_root() -> Any:
     from importlib.resources import files
 
@@ -269,7 +285,10 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
     here = Path(__file__).resolve().parent
     from advisor.cache import cached, code_files
 
-    inputs = files + group_files + code_files(here, here.parent / "knowledge")
+    # the key covers every file of the catalogue directories (any kind: a new data file beside the
+    # rules is picked up without naming it) and every file of the code and knowledge that validate them
+    inputs = files + group_files + [(f"data:{source}", f) for label, root in roots for source, f in _iter_files(root, label)
+                                    if not source.endswith(".toml")] + code_files(here, here.parent / "knowledge")
     validated: list[tuple[list[Rule], dict[str, list[Any]]]] = []
 
     def validate() -> tuple[list[Rule], dict[str, list[Any]]]:
@@ -288,13 +307,15 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
 
 
 def load_groups(files: Iterable[tuple[str, Any]]) -> tuple[Any, ...]:
-    """The cause groups (rules/groups.toml, advisor.rules.groups) as GroupSpecs; errors name the file and field."""
-    from advisor.rules.groups import GroupsFile
+    """The cause groups (rules/groups.toml, advisor.rules.groups) as plain Group records (validated by advisor.rules.groups_schema); errors name the file and field."""
+    from pydantic import ValidationError  # validation only: a cache hit imports no pydantic
+
+    from advisor.rules.groups_schema import GroupsFile, plain
 
     out: list[Any] = []
     for source, f in files:
         try:
-            out += GroupsFile.model_validate(_toml(_text(f, source), source)).group
+            out += [plain(g) for g in GroupsFile.model_validate(_toml(_text(f, source), source)).group]
         except ValidationError as e:
             err = e.errors()[0]
             raise RuleLoadError(f"{source}: {_fmt_loc(err['loc']) or 'file'}: {err['msg']}.",

@@ -41,19 +41,9 @@ OVERHEAD_MIN = 128 * MiB
 OVERHEAD_MAX = 1 * GiB
 OVERHEAD_UNKNOWN_LIMIT = 512 * MiB
 
-PER_CONNECTION = ("sort_buffer_size", "join_buffer_size", "read_buffer_size", "read_rnd_buffer_size",
-                  "thread_stack", "binlog_cache_size")
-GLOBALS = ("innodb_buffer_pool_size", "innodb_log_buffer_size", "key_buffer_size", "aria_pagecache_buffer_size",
-           "query_cache_size")
-# Used only when neither the server nor the catalogue gives a value; each use is stated as an assumption.
-FALLBACK_BYTES = {
-    "thread_stack": 1 * MiB,            # the largest default of the supported versions (MySQL 8.0.41+)
-    "sort_buffer_size": 2 * MiB, "join_buffer_size": 256 * 1024, "read_buffer_size": 128 * 1024,
-    "read_rnd_buffer_size": 256 * 1024, "binlog_cache_size": 32 * 1024,
-    "innodb_buffer_pool_size": 128 * MiB, "innodb_log_buffer_size": 64 * MiB,
-    "tmp_table_size": 16 * MiB, "max_heap_table_size": 16 * MiB, "temptable_max_ram": 1 * GiB,
-    "max_connections": 151,
-}
+# Which buffers are global and which per connection, and the stated assumption used when neither the server
+# nor the catalogue's defaults give a value, are the catalogue's (traits memory / fallback, in traits.toml's
+# order): VariableCatalogue.names_with("memory", "per_connection"), VariableCatalogue.traits(name).fallback.
 TMP_TABLE_PART = "tmp table"
 
 
@@ -111,6 +101,7 @@ def tmp_tables_in_memory_engine(flavor: str, version: Version, engine: Optional[
 class ValueSource(Protocol):
     flavor: str
     version: Version
+    catalogue: VariableCatalogue
 
     def exists(self, name: str) -> bool: ...
     def size(self, name: str, optional: bool = False, buffer_pool_bytes: Optional[int] = None) -> int: ...
@@ -149,7 +140,7 @@ class PlannedValues:
         v = _int(d)
         if v is not None:
             return v
-        fb = FALLBACK_BYTES.get(name, 0)
+        fb = int(self.catalogue.traits(name).fallback or 0)
         note = (f"{name} is not known for {self.flavor} {self.version}; assumed "
                 f"{format_size(fb) if name != 'max_connections' else fb}")
         if fb and note not in self.assumptions:
@@ -175,6 +166,10 @@ class ObservedValues:
     def version(self) -> Version:
         return self.view.version
 
+    @property
+    def catalogue(self) -> VariableCatalogue:
+        return self.view.catalogue
+
     def exists(self, name: str) -> bool:
         return True
 
@@ -198,7 +193,9 @@ def global_lines(src: ValueSource) -> list[BudgetLine]:
     the TempTable pool where internal temporary tables use it."""
     bp = src.size("innodb_buffer_pool_size")
     lines = [BudgetLine("innodb_buffer_pool_size", bp, format_size(bp))]
-    for name in GLOBALS[1:]:
+    for name in src.catalogue.names_with("memory", "global"):
+        if name == "innodb_buffer_pool_size":
+            continue
         if src.exists(name):
             n = src.size(name, optional=True, buffer_pool_bytes=bp)
             lines.append(BudgetLine(name, n, format_size(n)))
@@ -211,7 +208,8 @@ def global_lines(src: ValueSource) -> list[BudgetLine]:
 def per_connection_parts(src: ValueSource) -> list[BudgetLine]:
     """The buffers one busy connection may allocate, plus one in-memory temporary table where the MEMORY
     engine holds them."""
-    parts = [BudgetLine(name, n, format_size(n)) for name in PER_CONNECTION for n in [src.size(name)]]
+    parts = [BudgetLine(name, n, format_size(n)) for name in src.catalogue.names_with("memory", "per_connection")
+             for n in [src.size(name)]]
     if src.memory_engine() is True:
         t = min(src.size("tmp_table_size"), src.size("max_heap_table_size"))
         parts.append(BudgetLine(TMP_TABLE_PART, t, f"{format_size(t)} (min of tmp_table_size, max_heap_table_size)"))

@@ -5,8 +5,8 @@ A generated rule fires when the variable is set to a value in the entry's risky 
 purposes, at its severity, with its sentence why, its fix and its sources. It applies where the entry
 says (its `flavors`) and, within that, only where the variable exists: the engine reports
 not_applicable, with the catalogue's reason, on a target where the catalogue says the variable does not
-exist (`Rule.variable`). A hand-written rule about the same variable (naming it in `variables`) takes
-precedence: when it fired, the engine reports the generated rule as
+exist (`Rule.variable`). A hand-written rule that supersedes the entry (`supersedes` names the
+variable or the entry's alias) takes precedence: when it fired, the engine reports the generated rule as
 not_applicable, 'already reported by' that rule (`Rule.defers_to`, filled in by build_catalogue), so one
 setting does not give two findings.
 
@@ -16,6 +16,8 @@ variable does not exist is not_applicable when the catalogue knows one.
 
     rule id  risky-<variable with - for _>-<entry id>     risky-sort-buffer-size-oversized
     alias    <variable>.<entry id>                        sort_buffer_size.oversized
+             and the ids of hand-written rules it replaced (the entry's `aliases`)
+    category the entry's own, else the variable's in the catalogue (traits.toml)
 """
 
 from __future__ import annotations
@@ -25,45 +27,13 @@ from typing import Any, Iterable, Optional
 from advisor.knowledge.catalogue import CATALOGUE_VERSIONS, VariableCatalogue
 from advisor.knowledge.rulecheck import KNOWN_RELEASES
 from advisor.knowledge.values import NUMERIC, compare, normalise
-from advisor.rules.schema import CATEGORIES, Rule, RuleFile, parse_condition
+from advisor.rules.conditions import CATEGORIES, Rule, parse_condition
 from advisor.severity import basis_for
 from advisor.versions import Version, VersionRange
 
 SOURCE = "src/advisor/knowledge/risky.toml"
 JUDGED_ALONE = ("The setting alone decides this: no workload counter is needed, so it is reported from the "
                 "configuration whatever the server is doing.")
-
-# The category of an entry that names none, by the variable's name (first match wins).
-_CATEGORY_BY_NAME: tuple[tuple[str, str], ...] = (
-    ("innodb_flush_log_at", "durability"), ("innodb_doublewrite", "durability"), ("sync_", "durability"),
-    ("innodb_force_recovery", "durability"), ("innodb_checksum", "durability"), ("innodb_log_", "redo"),
-    ("innodb_redo", "redo"), ("innodb_io_capacity", "flushing"), ("innodb_flush", "flushing"),
-    ("innodb_adaptive_flushing", "flushing"), ("innodb_max_dirty", "flushing"), ("innodb_lru", "flushing"),
-    ("innodb_buffer_pool", "memory"), ("innodb_lock_wait", "transactions"), ("innodb_rollback", "transactions"),
-    ("innodb_thread", "concurrency"), ("innodb_", "storage"), ("binlog", "replication"),
-    ("log_bin", "replication"), ("log_slave", "replication"), ("log_replica", "replication"),
-    ("relay_log", "replication"), ("slave_", "replication"), ("replica_", "replication"),
-    ("gtid", "replication"), ("master_", "replication"), ("source_", "replication"), ("rpl_", "replication"),
-    ("expire_logs", "replication"), ("read_only", "replication"), ("server_id", "replication"),
-    ("performance_schema", "instrumentation"), ("general_log", "logging"), ("slow_", "logging"),
-    ("log_", "logging"), ("long_query_time", "logging"), ("min_examined", "logging"),
-    ("ssl_", "tls"), ("tls_", "tls"), ("have_ssl", "tls"), ("require_secure", "security"),
-    ("local_infile", "security"), ("secure_", "security"), ("skip_", "security"), ("old_passwords", "security"),
-    ("character_set", "charset"), ("collation", "charset"), ("sql_mode", "correctness"),
-    ("autocommit", "transactions"), ("transaction", "transactions"), ("tx_", "transactions"),
-    ("completion_type", "transactions"), ("lock_wait", "transactions"), ("thread_", "concurrency"),
-    ("query_cache", "concurrency"), ("optimizer", "optimizer"), ("key_buffer", "engine"), ("myisam", "engine"),
-    ("aria_", "engine"), ("delay_key", "engine"), ("concurrent_insert", "engine"), ("net_", "network"),
-    ("max_allowed_packet", "limits"), ("max_", "limits"), ("open_files", "limits"), ("table_", "limits"),
-    ("wait_timeout", "limits"), ("interactive_timeout", "limits"), ("connect_timeout", "limits"),
-    ("replicate_", "replication"), ("auto_increment", "replication"), ("key_cache", "engine"),
-    ("back_log", "concurrency"), ("group_concat", "limits"), ("open_files", "limits"), ("wsrep_", "replication"),
-    ("foreign_key", "correctness"), ("unique_checks", "correctness"), ("explicit_defaults", "correctness"),
-    ("default_storage_engine", "engine"), ("low_priority", "engine"), ("big_tables", "memory"), ("flush", "storage"),
-    ("core_file", "logging"), ("userstat", "instrumentation"), ("thread_stack", "memory"),
-    ("temptable", "memory"), ("join_buffer", "memory"), ("_alloc_block_size", "memory"), ("_prealloc_size", "memory"),
-    ("_buffer_size", "memory"), ("tmp_table", "memory"), ("heap_table", "memory"), ("_timeout", "limits"),
-)
 
 _PREFERRED = ("mysql", "mariadb", "percona")  # TiDB accepts most of these variables without effect: by `flavors` only
 # The releases an example is set on first (the ones most servers run), then the other known releases.
@@ -80,16 +50,15 @@ def rule_id(name: str, entry_id: str) -> str:
     return f"risky-{name.replace('_', '-')}-{entry_id}"
 
 
-def category_of(name: str, entry: Any) -> str:
-    given = getattr(entry, "category", None)
-    if given:
-        if given not in CATEGORIES:
-            raise ValueError(f"{SOURCE}: [[{name}]] {entry.id}: category {given!r} is not one of {', '.join(CATEGORIES)}")
-        return str(given)
-    for key, cat in _CATEGORY_BY_NAME:
-        if name.startswith(key) or (key.startswith("_") and key in name):
-            return cat
-    raise ValueError(f"{SOURCE}: [[{name}]] {entry.id}: no category follows from the name; give `category`")
+def category_of(name: str, entry: Any, variables: VariableCatalogue) -> str:
+    """The entry's own `category`, else the variable's in the catalogue (traits.toml); never guessed."""
+    given = getattr(entry, "category", None) or variables.traits(name).category
+    if given not in CATEGORIES:
+        t = variables.traits(name)
+        why = t.category_reason or f"category {given!r} is not one of {', '.join(CATEGORIES)}"
+        raise ValueError(f"{SOURCE}: [[{name}]] {entry.id}: {why}; give the variable a category in "
+                         "src/advisor/knowledge/traits.toml")
+    return str(given)
 
 
 def _operands(entry: Any) -> list[Any]:
@@ -275,11 +244,12 @@ def rule_for(name: str, entry: Any, variables: VariableCatalogue) -> Rule:
         rec = entry.recommend
         recommend.append({"variable": name, "value": _shown(rec, unit) if unit == "bool" else
                           (rec if isinstance(rec, (str, int)) else str(rec))})
+    category = category_of(name, entry, variables)
     raw = {
-        "id": rule_id(name, entry.id), "title": f"{name} {phrase(entry, unit)}", "category": category_of(name, entry),
+        "id": rule_id(name, entry.id), "title": f"{name} {phrase(entry, unit)}", "category": category,
         "severity": entry.severity,
-        "severity_basis": basis_for(entry.severity, category_of(name, entry), entry.basis, f"{SOURCE}: [[{name}]] {entry.id}"),
-        "aliases": [f"{name}.{entry.id}"], "variables": [name],
+        "severity_basis": basis_for(entry.severity, category, entry.basis, f"{SOURCE}: [[{name}]] {entry.id}"),
+        "aliases": [f"{name}.{entry.id}", *getattr(entry, "aliases", ())], "variables": [name],
         "rationale": f"{entry.why} {JUDGED_ALONE}",
         "message": f"{name} is {_value_text(name, unit)}{_risky_set(entry, unit)}. {entry.why} Judged from the "
                    "configuration alone: no workload evidence was needed.",
@@ -290,7 +260,10 @@ def rule_for(name: str, entry: Any, variables: VariableCatalogue) -> Rule:
     only = _only_if(entry, variables)
     if only is not None:
         raw["applies_to"]["when"] = only
-    spec = RuleFile.model_validate(raw)
+    from advisor.knowledge.plain import plain
+    from advisor.rules.schema import RuleFile  # generating validates: a cache hit imports no pydantic
+
+    spec = plain(RuleFile.model_validate(raw))
     return Rule(spec=spec, path=f"{SOURCE}#{name}.{entry.id}", when=parse_condition(when),
                 applies_when=None if only is None else parse_condition(only, "applies_to.when"),
                 override_whens=(), recommend_whens=tuple(None for _ in recommend),

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Literal, Mapping, Optional
 
+from advisor.knowledge.catalogue import VariableCatalogue
 from advisor.rules import memory
 from advisor.rules.facts import FactView, Unknown
 from advisor.rules.sizing import (buffer_pool_instances, buffer_pool_unit, connections_for_workload, data_pool_floor,
@@ -288,13 +289,8 @@ def log_buffer(ctx: SizingContext) -> SizerOutcome:
 
 # ---------------------------------------------------------------- durability
 
-DURABLE_VALUES = {"innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1", "innodb_doublewrite": "ON"}
-DURABILITY_RELAXED = {
-    "innodb_flush_log_at_trx_commit": ("2", "the redo log is written at each commit and flushed about once a "
-                                       "second, so an OS crash or power loss can lose about a second of commits"),
-    "sync_binlog": ("0", "the binary log is flushed when the OS decides, so it can lose transactions that InnoDB kept"),
-    "innodb_doublewrite": ("OFF", "a page torn by a crash in the middle of a write cannot be repaired"),
-}
+# The durable value of each variable a full file guards, and the relaxed value a throwaway benchmark may
+# run with (and what it can lose), are the catalogue's (traits durable / relaxed / relaxed_loses).
 
 
 def weakens_durability(var: str, value: str) -> Optional[str]:
@@ -318,7 +314,9 @@ def relaxed_for_benchmark(ctx: SizingContext) -> SizerOutcome:
         return SizerOutcome("not_applicable", "writes relaxed durability only when asked for with --purpose benchmark "
                             "--allow-unsafe-durability")
     out = []
-    for var, (val, risk) in DURABILITY_RELAXED.items():
+    for var in _relaxed(v.catalogue):
+        t = v.catalogue.traits(var)
+        val, risk = t.relaxed, t.relaxed_loses
         if v.catalogue.exists_on(var, v.flavor, v.version) is not True:
             continue
         out.append(Proposal(var, val, "durability.relaxed-for-benchmark", "guard", "unsafe",
@@ -327,11 +325,23 @@ def relaxed_for_benchmark(ctx: SizingContext) -> SizerOutcome:
     return SizerOutcome("fired", "relaxed durability for a throwaway benchmark server", tuple(out))
 
 
-def full_durability_reason(name: str, current: str, variables: Mapping[str, str], profile: bool) -> Optional[str]:
+def _relaxed(cat: VariableCatalogue) -> list[str]:
+    """The variables with a relaxed value for a throwaway benchmark, in the catalogue's order."""
+    return [n for n in cat.traits_names() if cat.traits(n).relaxed]
+
+
+def durable_value(cat: VariableCatalogue, name: str) -> Optional[str]:
+    """The durable value a complete file states for `name` (the catalogue's), or None."""
+    d = cat.traits(name).durable
+    return None if d is None else str(d)
+
+
+def full_durability_reason(name: str, current: str, variables: Mapping[str, str], profile: bool,
+                           cat: VariableCatalogue) -> Optional[str]:
     """Why a complete file states the durable value of `name` (durability.full), or None when the current
     value is durable already or `name` has no durable value to state."""
     why = weakens_durability(name, current)
-    if why is None or name not in DURABLE_VALUES:
+    if why is None or durable_value(cat, name) is None:
         return None
     who = "This version defaults to" if profile else "The server runs with"
     reason = f"{who} {name} = {current}, so {why}"
@@ -345,9 +355,13 @@ def full_durability_reason(name: str, current: str, variables: Mapping[str, str]
 @sizer("durability.full", stage="full-mode")
 def full_durability(ctx: SizingContext) -> SizerOutcome:
     out = []
-    for name, safe in DURABLE_VALUES.items():
+    cat = ctx.view.catalogue
+    for name in cat.traits_names():
+        safe = durable_value(cat, name)
+        if safe is None:
+            continue
         cur = ctx.variables.get(name)
-        reason = None if cur is None else full_durability_reason(name, cur, ctx.variables, False)
+        reason = None if cur is None else full_durability_reason(name, cur, ctx.variables, False, cat)
         if reason is not None:
             out.append(Proposal(name, safe, "durability.full", "guard", "guard", reason))
     if not out:

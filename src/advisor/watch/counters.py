@@ -223,7 +223,7 @@ RATE_COUNTERS = (
     "Created_tmp_disk_tables", "Created_tmp_tables", "Created_tmp_files", "Sort_merge_passes", "Sort_rows",
     "Sort_scan", "Sort_range", "Select_full_join", "Select_scan", "Table_open_cache_misses",
     "Table_open_cache_hits", "Opened_tables", "Threads_created", "Handler_read_rnd_next", "Slow_queries",
-    "Table_locks_waited",
+    "Table_locks_waited", "Binlog_group_commits",
 )
 # Statement counters kept as rates when they moved: what a benchmark sends.
 COM_COUNTERS = (

@@ -232,6 +232,38 @@ class Target(_M):
     tls: Optional[str] = Field(None, description="TLS version of the watcher's own connection, None when plain")
 
 
+class SyncProbe(_M):
+    """What one commit's flushes cost the process that waits for them: a 16 KiB write + fdatasync in a
+    temp file on the datadir's filesystem, overwriting (as the redo log does) and appending (as the binary
+    log does), timed in a burst at the start of the watch and a few times each interval while the
+    benchmark runs (the server's host is this machine). The device's own cache-flush time in
+    /proc/diskstats leaves out the filesystem's journal commit."""
+
+    path: str = Field(description="directory of the temporary file (the datadir's parent)")
+    fstype: Optional[str] = None
+    samples: int = 0
+    p50: Optional[float] = Field(None, description="median, ms")
+    p25: Optional[float] = Field(None, description="25th percentile, ms (the middle half's low end)")
+    p75: Optional[float] = Field(None, description="75th percentile, ms (the middle half's high end)")
+    p99: Optional[float] = None
+    append_samples: int = 0
+    append_p50: Optional[float] = Field(None, description="median of the same write appended (the file grows), ms: "
+                                        "what a binary log flush costs")
+    append_p25: Optional[float] = None
+    append_p75: Optional[float] = None
+    during_run: bool = Field(False, description="true: the figures are of the flushes timed while the benchmark ran "
+                             "(each interval); false: of the burst at the start (too few during a short run)")
+
+
+class ServerSyncs(_M):
+    """What the server's threads waited for one file's flushes over the watch: the difference between
+    performance_schema.file_summary_by_event_name at its start and at its end (COUNT_MISC and
+    SUM_TIMER_MISC: syncs, with the rare other file operations of that class)."""
+
+    count: int
+    ms_each: Optional[float] = Field(None, description="mean wait of one, ms")
+
+
 class WatchSetup(_M):
     target: Target = Field(default_factory=Target)
     interval_s: float
@@ -242,6 +274,9 @@ class WatchSetup(_M):
     command: Optional[CommandInfo] = None
     audit: AuditInfo = Field(default_factory=AuditInfo)
     statements_per_interval: int = 0
+    commit_sync: Optional[SyncProbe] = Field(None, description="the flush a durable commit waits for, measured here")
+    server_syncs: Optional[dict[str, ServerSyncs]] = Field(
+        None, description="'binlog' / 'redo': the server's own flush waits over the watch (performance_schema)")
     missing: list[Missing] = Field(default_factory=list)
 
 

@@ -29,9 +29,22 @@ class WatchReport:
         return [r for r in self.results if r.fired]
 
     @property
-    def primary(self) -> Optional[VerdictResult]:
+    def uncertain(self) -> list[VerdictResult]:
+        """Bottleneck verdicts whose measurement spans their threshold (unknown, reason 'uncertain: ...')
+        and that rank before the first one that fired: the run may be theirs, so no later one is named
+        as the verdict."""
+        from advisor.rules.engine import UNCERTAIN
+
         fired = self.fired
-        return fired[0] if fired else None
+        first = fired[0].verdict.spec.rank if fired else None
+        return [r for r in self.results if r.outcome.status == "unknown" and r.outcome.reason.startswith(UNCERTAIN)
+                and r.verdict.spec.kind == "bottleneck" and (first is None or r.verdict.spec.rank < first)]
+
+    @property
+    def primary(self) -> Optional[VerdictResult]:
+        """The first fired verdict; None when none fired or an uncertain one ranks before it."""
+        fired = self.fired
+        return fired[0] if fired and not self.uncertain else None
 
     @property
     def interrupted(self) -> bool:

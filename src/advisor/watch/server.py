@@ -177,3 +177,29 @@ class _LockedCursor:
             self.cur.__exit__(*exc)
         finally:
             self.sampler.lock.release()
+
+
+# The files a durable commit flushes, as performance_schema instruments them (MySQL's redo log; MariaDB
+# 10.8+ no longer instruments its redo log, only the binary log).
+FILE_WAIT_EVENTS = {"binlog": "wait/io/file/sql/binlog", "redo": "wait/io/file/innodb/innodb_log_file"}
+Q_FILE_WAITS = ("SELECT EVENT_NAME, COUNT_MISC, SUM_TIMER_MISC FROM performance_schema.file_summary_by_event_name "
+                "WHERE EVENT_NAME IN (" + ", ".join(f"'{e}'" for e in FILE_WAIT_EVENTS.values()) + ")")
+
+
+def read_file_waits(conn: Any) -> Optional[dict[str, tuple[int, int]]]:
+    """{'binlog'|'redo': (syncs and other misc file operations, their picoseconds)} from
+    performance_schema, once at the start of a watch and once at its end (their difference is what the
+    server's own threads waited for those flushes); None when performance_schema is off or unreadable.
+    `conn` is the sampler's shared() connection, so the statement is counted as the audit's are and
+    taken out of the interval's rates (a lost connection raises OSError there)."""
+    import pymysql
+
+    try:
+        with conn.cursor() as cur:
+            cur.execute(Q_FILE_WAITS)
+            rows = list(cur.fetchall())
+    except (pymysql.MySQLError, OSError):
+        return None
+    names = {v: k for k, v in FILE_WAIT_EVENTS.items()}
+    out = {names[str(e)]: (int(n or 0), int(t or 0)) for e, n, t in rows if str(e) in names}
+    return out or None

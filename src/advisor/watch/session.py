@@ -26,8 +26,8 @@ from typing import Any, Callable, Optional, Protocol
 from advisor import __version__
 from advisor.collect.connection import ConnectionOptions, Endpoint
 from advisor.watch.counters import host_interval, server_interval
-from advisor.watch.model import (UNITS, AuditFinding, AuditInfo, CommandInfo, Interval, Missing, NicSetup, Startup,
-                                 SysbenchReport, Target, WatchRun, WatchSetup)
+from advisor.watch.model import (UNITS, AuditFinding, AuditInfo, CommandInfo, Interval, Missing, NicSetup, ServerSyncs,
+                                 Startup, SyncProbe, SysbenchReport, Target, WatchRun, WatchSetup)
 from advisor.watch.sysbench_out import parse_report_line, parse_summary
 
 SLICE_S = 0.1
@@ -41,6 +41,8 @@ START_VARIABLES = ("version", "version_comment", "pid_file", "datadir", "port", 
 Q_START = ("SHOW GLOBAL VARIABLES WHERE Variable_name IN ("
            + ", ".join(f"'{n}'" for n in START_VARIABLES) + ")")
 AUDIT_NOTE = "the start-of-watch audit read the server during this interval (its statements are in the server's counters)"
+SYNC_PROBE_S, SYNC_PROBE_SAMPLES = 0.25, 100  # the commit-flush probe at the start: at most this long, this many
+SYNC_PER_INTERVAL, SYNC_MIN_DURING = 2, 6  # flushes of each kind timed per interval; enough to use those alone
 
 
 class Live(Protocol):
@@ -133,6 +135,13 @@ class Session:
         self._reads_end: Optional[float] = None  # when the audit's collect (its statements) ended
         self._audit_cpu: Optional[float] = None  # the audit thread's CPU, once it finished
         self._cpu_lock = threading.Lock()
+        self._flush_timer: Any = None
+        self._flush_fstype: Optional[str] = None
+        self._flush_parent = ""
+        self._sync_over: list[float] = []
+        self._sync_grow: list[float] = []
+        self._sync_start = 0
+        self._file_waits: Any = None
 
     # ------------------------------------------------------------------ setup, before the first sample
     def _connect(self) -> dict[str, str]:
@@ -327,6 +336,94 @@ class Session:
         if st is not None and self._audit_cpu is not None:
             st.audit_cpu_s = round(self._audit_cpu, 3)
 
+    # ------------------------------------------------------------------ the commit-flush probe
+    def _commit_sync(self, setup: WatchSetup) -> None:
+        """Time what a durable commit's flushes cost the thread that waits for them, when the server's
+        host is this machine: two temp files beside the datadir (advisor.collect.calibrate_probes.FlushTimer,
+        removed in close()), flushed for at most SYNC_PROBE_S now (after the first sample and the
+        command's start, so neither waits for it), then SYNC_PER_INTERVAL overwrites and appends each
+        interval while the benchmark runs (_sample); _sync_summary records them."""
+        from advisor.collect.calibrate_base import ProbeSkipped
+        from advisor.collect.calibrate_probes import FlushTimer, _fstype, flush_dir
+        from advisor.watch.hosts import LocalHost
+
+        if not isinstance(self.server_src, LocalHost):
+            setup.missing.append(Missing(fact="commit_sync", reason=(
+                "the server's host is not this machine, so the flush a commit waits for was not timed")))
+            return
+        datadir = self._dirs.get("datadir")  # from the start variables (the audit may still be running)
+        if not datadir:
+            setup.missing.append(Missing(fact="commit_sync", reason="the server reports no datadir"))
+            return
+        t0 = time.monotonic()
+        try:
+            parent = flush_dir(os.path.realpath(datadir))
+            self._flush_timer = FlushTimer(parent)
+            self._flush_parent, self._flush_fstype = parent, _fstype(datadir)
+            while time.monotonic() < t0 + SYNC_PROBE_S and len(self._sync_over) < SYNC_PROBE_SAMPLES:
+                self._sync_over.append(self._flush_timer.overwrite())
+                self._sync_grow.append(self._flush_timer.append())
+        except ProbeSkipped as e:
+            setup.missing.append(Missing(fact="commit_sync", reason=f"the flush a commit waits for was not timed: {e.reason}"))
+        except OSError as e:
+            self._stop_flush_timer()
+            setup.missing.append(Missing(fact="commit_sync", reason=(
+                f"the flush a commit waits for was not timed: a temp file beside {datadir} failed ({e.strerror})")))
+        self._sync_start = len(self._sync_over)
+        self._sync_summary(setup)
+
+    def _time_flushes(self) -> None:
+        """SYNC_PER_INTERVAL timed flushes of each kind while the benchmark runs (under its load)."""
+        if self._flush_timer is None:
+            return
+        try:
+            for _ in range(SYNC_PER_INTERVAL):
+                self._sync_over.append(self._flush_timer.overwrite())
+                self._sync_grow.append(self._flush_timer.append())
+        except OSError:
+            self._stop_flush_timer()
+
+    def _server_syncs(self, setup: WatchSetup) -> None:
+        """setup.server_syncs: the server's own flush waits between the start and the end of the watch."""
+        from advisor.watch.server import read_file_waits
+
+        if not self._file_waits or self.server.conn is None:
+            return
+        end = read_file_waits(self.server.shared())  # counted as the audit's statements are
+        if not end:
+            return
+        out = {}
+        for k, (n1, t1) in end.items():
+            n0, t0 = self._file_waits.get(k, (0, 0))
+            if n1 > n0:
+                out[k] = ServerSyncs(count=n1 - n0, ms_each=round((t1 - t0) / (n1 - n0) / 1e9, 4))
+        setup.server_syncs = out or None
+
+    def _stop_flush_timer(self) -> None:
+        if self._flush_timer is not None:
+            self._flush_timer.close()
+            self._flush_timer = None
+
+    def _sync_summary(self, setup: WatchSetup) -> None:
+        """setup.commit_sync from the flushes timed during the run, or from the start's when fewer than
+        SYNC_MIN_DURING were (a short watch)."""
+        from advisor.measure import percentile
+
+        if not self._sync_over:
+            return
+        during = len(self._sync_over) - self._sync_start
+        lo = self._sync_start if during >= SYNC_MIN_DURING else 0
+        over, grow = self._sync_over[lo:], self._sync_grow[lo:]
+
+        def r(xs: list[float], q: float) -> Optional[float]:
+            v = percentile(xs, q)
+            return None if v is None else round(v, 4)
+        setup.commit_sync = SyncProbe(path=self._flush_parent, fstype=self._flush_fstype,
+                                      samples=len(over), p50=r(over, 50), p25=r(over, 25), p75=r(over, 75),
+                                      p99=r(over, 99), append_samples=len(grow), append_p50=r(grow, 50),
+                                      append_p25=r(grow, 25), append_p75=r(grow, 75),
+                                      during_run=lo > 0)
+
     # ------------------------------------------------------------------ the command's output
     def _on_line(self, line: str) -> None:
         rep = parse_report_line(line)
@@ -350,6 +447,8 @@ class Session:
         if self.client_src is not None and self.client_src is not self.server_src:
             out["client_host"] = self.client_src.sample()
         out["cpu"] = time.process_time() - self._audit_cpu_now()
+        if self.command is not None and self.command.poll() is None:
+            self._time_flushes()  # after the counters: its own CPU time is the watcher's, not the interval's
         return out
 
     def _interval(self, run: WatchRun, index: int, prev: dict[str, Any], cur: dict[str, Any],
@@ -448,6 +547,11 @@ class Session:
         run.startup = Startup(first_sample_s=None if age is None else round(age - (time.monotonic() - prev["mono"]), 3),
                               cpu_before_first_sample_s=round(prev["cpu"], 3), first_sample_at=now_iso(prev["wall"]))
         hosts_prev = {k: prev[k] for k in ("server_host", "client_host") if prev.get(k) is not None}
+        from advisor.watch.server import read_file_waits
+
+        # the server's own flush waits as the command starts (one SELECT, counted and taken out of the
+        # first interval's rates like the audit's statements)
+        self._file_waits = read_file_waits(self.server.shared())
         if o.command:
             self.command = Command(o.command, self._on_line)
             pid = self.command.start()
@@ -458,7 +562,8 @@ class Session:
         self._hosts(run.setup)
         if self.live is not None:
             self.live.started(run)
-        prev["cpu"] = time.process_time() - self._audit_cpu_now()  # the hosts' setup is not sampling
+        self._commit_sync(run.setup)  # SYNC_PROBE_S of the first interval, beside the audit's thread
+        prev["cpu"] = time.process_time() - self._audit_cpu_now()  # the hosts' setup and the probe are not sampling
         k, index, reason = 1, 0, ""
         while not reason:
             deadline = t0 + k * o.interval
@@ -492,6 +597,9 @@ class Session:
         run.ended_at = now_iso()
         run.duration_s = round(prev["mono"] - t0, 3)
         run.watcher_cpu_s = round(sum(iv.watcher_cpu_s for iv in run.intervals), 4)
+        self._sync_summary(run.setup)
+        self._stop_flush_timer()
+        self._server_syncs(run.setup)
         self._finish_command(run, stop)
 
     def _finish_command(self, run: WatchRun, stop: _Stop) -> None:
@@ -509,6 +617,7 @@ class Session:
         self.interrupt_signal = stop.signum
 
     def close(self) -> None:
+        self._stop_flush_timer()
         if self.command is not None and self.command.proc is not None and self.command.poll() is None:
             self.command.stop()
         for src in {id(s): s for s in (self.server_src, self.client_src) if s is not None}.values():

@@ -256,6 +256,19 @@ class WatchView:
     def has(self, path: str) -> bool:
         return not isinstance(self.get(path), Unknown)
 
+    def spread(self, path: str) -> Optional[tuple[float, float]]:
+        """A watch fact computed from a measurement with a spread publishes its ends as `<path>_low` and
+        `<path>_high` (watch.commit.busy: at the flush probe's 25th and 75th percentiles); audit facts
+        have the audit's spreads."""
+        if path.startswith("watch."):
+            lo, hi = self.values.get(path + "_low"), self.values.get(path + "_high")
+            if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and not isinstance(lo, bool):
+                return float(lo), float(hi)
+            return None
+        if self.audit is not None and path != "audit.fired":
+            return self.audit.spread(path)
+        return None
+
     def unit(self, path: str) -> Optional[str]:
         """The unit of a fact (the engine's one resolver): a watch fact's declared unit, else the audit's."""
         if path.startswith("watch."):

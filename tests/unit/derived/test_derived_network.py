@@ -64,3 +64,11 @@ def test_stream_server_headroom():
     assert view(_stream(mbytes_per_s=100.0, server_mbytes_per_s=450.0)).get("derived.stream_server_headroom") == 4.5
     assert "0 MB/s" in view(_stream(mbytes_per_s=0.0, server_mbytes_per_s=4.0)).get(
         "derived.stream_server_headroom").reason
+
+
+def test_round_trip_bound_statements_per_s():
+    from advisor.rules.facts import Unknown
+
+    v = view({"calibration": {"mode": "full", "rtt_ms": {"p50": 2.5, "samples": 400}}})
+    assert v.get("derived.round_trip_bound_statements_per_s") == pytest.approx(400.0)
+    assert isinstance(view({}).get("derived.round_trip_bound_statements_per_s"), Unknown)

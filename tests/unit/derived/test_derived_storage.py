@@ -95,3 +95,11 @@ def test_innodb_flush_method_shown():
     assert view({"var.innodb_flush_method": ""}, "mysql 5.7.44").get("derived.innodb_flush_method_shown") == \
         "empty (which means fsync)"
     assert view({"var.innodb_flush_method": "O_DIRECT"}).get("derived.innodb_flush_method_shown") == "O_DIRECT"
+
+
+def test_commit_wait_ms():
+    cal = {"mode": "full", "commit_ms": {"p50": 4.1, "samples": 50}, "rtt_ms": {"p50": 0.6, "samples": 500}}
+    assert view({"calibration": cal}).get("derived.commit_wait_ms") == pytest.approx(3.5)
+    no_rtt = {"mode": "full", "commit_ms": {"p50": 4.1, "samples": 50}}
+    assert view({"calibration": no_rtt}).get("derived.commit_wait_ms") == pytest.approx(4.1)
+    assert isinstance(view({}).get("derived.commit_wait_ms"), Unknown)

@@ -103,3 +103,17 @@ def stream_line_rate_fraction(v: FactView) -> Any:
 def stream_server_headroom(v: FactView) -> Any:
     return ratio(v.num("calibration.stream.server_mbytes_per_s"), v.num("calibration.stream.mbytes_per_s"),
                  "the stream probe measured 0 MB/s")
+
+
+def _rtt_per_second_spread(v: FactView) -> Any:
+    sp = v.spread("calibration.rtt_ms.p50")
+    return None if sp is None or sp[0] <= 0 else (1000.0 / sp[1], 1000.0 / sp[0])
+
+
+@FACTS.define("round_trip_bound_statements_per_s", "Statements per second one connection can run when each waits "
+              "for one measured round trip: 1000 ÷ round-trip p50 ms.", unit="1/s", spread=_rtt_per_second_spread)
+def round_trip_bound_statements_per_s(v: FactView) -> Any:
+    p50 = v.need_num("calibration.rtt_ms.p50")
+    if p50 <= 0:
+        return Unknown("the measured round trip was 0 ms")
+    return 1000.0 / p50

@@ -128,10 +128,37 @@ def nvme_schedulers_not_none(v: FactView) -> Any:
     return ", ".join(bad)
 
 
+def _per_second_spread(path: str) -> Any:
+    def spread(v: FactView) -> Any:
+        sp = v.spread(path)
+        if sp is None or sp[0] <= 0:
+            return None
+        return 1000.0 / sp[1], 1000.0 / sp[0]
+    return spread
+
+
+def _commit_wait_spread(v: FactView) -> Any:
+    sp = v.spread("calibration.commit_ms.p50")
+    if sp is None:
+        return None
+    rtt = v.num_or("calibration.rtt_ms.p50", 0.0)
+    return max(0.0, sp[0] - rtt), max(0.0, sp[1] - rtt)
+
+
 @FACTS.define("flush_bound_commits_per_s", "Commits per second one session can make when each waits for one "
-              "flush of the measured median fdatasync latency: 1000 ÷ fsync p50 ms.", unit="1/s")
+              "flush of the measured median fdatasync latency: 1000 ÷ fsync p50 ms.", unit="1/s",
+              spread=_per_second_spread("calibration.fsync_ms.p50"))
 def flush_bound_commits_per_s(v: FactView) -> Any:
     p50 = v.need_num("calibration.fsync_ms.p50")
     if p50 <= 0:
         return Unknown("the measured flush latency was 0 ms")
     return 1000.0 / p50
+
+
+@FACTS.define("commit_wait_ms", "What a durable commit waits for beyond the round trip, as the opt-in commit probe "
+              "measured it: commit p50 ms − round-trip p50 ms (at least 0); the flush the commit waits for when the "
+              "flush probe could not run (a server on another host).", unit="ms", spread=_commit_wait_spread)
+def commit_wait_ms(v: FactView) -> Any:
+    commit = v.need_num("calibration.commit_ms.p50")
+    rtt = v.num_or("calibration.rtt_ms.p50", 0.0)
+    return max(0.0, commit - rtt)

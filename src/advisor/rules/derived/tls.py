@@ -58,9 +58,15 @@ def tls_in_use(v: FactView) -> Any:
     return v.need("derived.tls_session_share") >= TLS_SHARE_THRESHOLD
 
 
+def _paired_spread(v: FactView) -> Any:
+    """The per-round ratios' middle half, when the paired ratio is the figure used."""
+    return v.spread("calibration.tls.query_ratio") if v.has("calibration.tls.query_ratio") else None
+
+
 @FACTS.define("tls_query_latency_ratio", "How many times as long a trivial query takes over TLS as over a plain "
               "connection, as calibration measured it (the paired per-round ratio when recorded, else the medians' "
-              "ratio); unknown when TLS measured faster, which is noise.", unit="ratio")
+              "ratio); unknown when TLS measured faster, which is noise. Its spread: the middle half of the "
+              "per-round ratios.", unit="ratio", spread=_paired_spread)
 def tls_query_latency_ratio(v: FactView) -> Any:
     paired = v.num("calibration.tls.query_ratio")
     on, off = v.num("calibration.tls.query_ms.on"), v.num("calibration.tls.query_ms.off")

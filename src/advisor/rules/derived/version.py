@@ -20,6 +20,8 @@ def _default_split(v: FactView) -> tuple[list[str], list[str]]:
         same: list[str] = []
         differ: list[str] = []
         for name, value in sorted(v.variables().items()):
+            if not v.catalogue.traits(name).fix_target:
+                continue  # an identity, a path, the version or a value the server reports: not a setting
             r = v.catalogue.is_default(name, value, v.flavor, v.version, **ctx)
             if r is True:
                 same.append(name)

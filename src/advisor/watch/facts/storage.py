@@ -153,3 +153,134 @@ def log_waits(s: Series) -> Any:
 @fact("watch.flush.pending", "count", "Median Innodb_data_pending_fsyncs.")
 def pending_fsyncs(s: Series) -> Any:
     return _u(s.gauge("Innodb_data_pending_fsyncs"), "the server's status was not sampled")
+
+
+# ---------------------------------------------------------------------- what a commit waits for
+
+def _audit_var(s: Series, name: str) -> Any:
+    snap = s.setup.audit.snapshot or {}
+    v = ((snap.get("server") or {}).get("variables") or {}).get(name)
+    return Unknown(f"{name} was not read at the start of the watch") if v is None else v
+
+
+def _num_var(s: Series, name: str) -> Any:
+    v = _audit_var(s, name)
+    if isinstance(v, Unknown):
+        return v
+    try:
+        return float(v)
+    except ValueError:
+        return Unknown(f"{name} is {v!r}, not a number")
+
+
+@fact("watch.commit.redo_syncs_per_s", "per second", "Redo log flushes per second: Innodb_os_log_fsyncs, or where "
+      "the server no longer counts those (MariaDB 10.8+) Innodb_data_fsyncs, which then counts them with the data "
+      "files' (the larger of the two).")
+def redo_syncs(s: Series) -> Any:
+    return fsyncs(s)
+
+
+@fact("watch.commit.binlog_syncs_per_s", "per second", "Binary log flushes per second: 0 with the binary log off "
+      "or sync_binlog = 0; else binlog group commits ÷ sync_binlog (MariaDB's Binlog_group_commits; MySQL counts "
+      "none, and there each group's redo flush stands for its binlog group).")
+def binlog_syncs(s: Series) -> Any:
+    log_bin = _audit_var(s, "log_bin")
+    if isinstance(log_bin, Unknown):
+        return log_bin
+    if str(log_bin).strip().upper() in ("OFF", "0"):
+        return 0.0
+    n = _num_var(s, "sync_binlog")
+    if isinstance(n, Unknown):
+        return n
+    if n <= 0:
+        return 0.0
+    groups = s.rate("Binlog_group_commits")
+    if groups is None:
+        groups = s.rate("Innodb_os_log_fsyncs")
+    return _u(None if groups is None else groups / n, "the server's status was not sampled")
+
+
+@fact("watch.commit.syncs_per_s", "per second", "Flushes per second that durable commits wait for: redo log plus "
+      "binary log.")
+def commit_syncs(s: Series) -> Any:
+    a, b = redo_syncs(s), binlog_syncs(s)
+    for x in (a, b):
+        if isinstance(x, Unknown):
+            return x
+    return a + b
+
+
+def _sync(s: Series) -> Any:
+    p = s.setup.commit_sync
+    if p is None or p.p50 is None:
+        m = next((m.reason for m in s.setup.missing if m.fact == "commit_sync"), None)
+        return Unknown(m or "the flush a commit waits for was not measured at the start of this watch")
+    return p
+
+
+@fact("watch.commit.sync_ms", "ms", "The server's own mean wait for one redo log flush over the watch "
+      "(performance_schema, MySQL), else the median 16 KiB overwrite + fdatasync timed on the datadir's filesystem: "
+      "what one redo log flush costs the thread that waits for it (the device's own flush "
+      "time in /proc/diskstats leaves out the filesystem's journal).")
+def commit_sync_ms(s: Series) -> Any:
+    server = _server_ms(s, "redo")
+    if server is not None:
+        return server
+    p = _sync(s)
+    return p if isinstance(p, Unknown) else p.p50
+
+
+@fact("watch.commit.binlog_sync_ms", "ms", "The server's own mean wait for one binary log flush over the watch "
+      "(performance_schema), else the median 16 KiB append + fdatasync on the datadir's filesystem (the file "
+      "grows, so the flush also commits its new size): what one binary log flush costs; the overwrite's when the "
+      "append was not timed.")
+def commit_binlog_sync_ms(s: Series) -> Any:
+    server = _server_ms(s, "binlog")
+    if server is not None:
+        return server
+    p = _sync(s)
+    if isinstance(p, Unknown):
+        return p
+    return p.append_p50 if p.append_p50 is not None else p.p50
+
+
+def _server_ms(s: Series, log: str) -> Optional[float]:
+    """The server's own mean wait for one flush of `log` ('binlog', 'redo') over the watch."""
+    w = (s.setup.server_syncs or {}).get(log)
+    return w.ms_each if w is not None and w.count > 0 else None
+
+
+def _busy(s: Series, q: str) -> Any:
+    """Seconds of commit waiting per second with the probe's `q` percentile ('p50', 'p25', 'p75'); a log
+    whose flushes the server timed itself (performance_schema) counts with that mean instead."""
+    p = _sync(s)
+    if isinstance(p, Unknown):
+        return p
+    redo, binlog = redo_syncs(s), binlog_syncs(s)
+    for x in (redo, binlog):
+        if isinstance(x, Unknown):
+            return x
+    over = getattr(p, q)
+    grow = getattr(p, "append_" + q)
+    if over is None:
+        return Unknown(f"no {q} of the flush time was recorded")
+    redo_ms = _server_ms(s, "redo") or over
+    binlog_ms = _server_ms(s, "binlog") or (grow if grow is not None else over)
+    return (redo * redo_ms + binlog * binlog_ms) / 1000.0
+
+
+@fact("watch.commit.busy", "s per s", "Redo log flushes per second × the measured overwrite flush plus binary log "
+      "flushes per second × the measured append flush: seconds of commit waiting per second (near 1 with one "
+      "thread: the run is its commits).")
+def commit_busy(s: Series) -> Any:
+    return _busy(s, "p50")
+
+
+@fact("watch.commit.busy_low", "s per s", "watch.commit.busy at the 25th percentile of the measured flush times.")
+def commit_busy_low(s: Series) -> Any:
+    return _busy(s, "p25")
+
+
+@fact("watch.commit.busy_high", "s per s", "watch.commit.busy at the 75th percentile of the measured flush times.")
+def commit_busy_high(s: Series) -> Any:
+    return _busy(s, "p75")
