@@ -125,8 +125,8 @@ class SharedConnection:
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self._conn(), name, value)
 
-    def cursor(self) -> "_LockedCursor":
-        return _LockedCursor(self._sampler)
+    def cursor(self, cursor_class: Any = None) -> "_LockedCursor":
+        return _LockedCursor(self._sampler, cursor_class)
 
     def close(self) -> None:  # the sampler owns the connection
         pass
@@ -145,10 +145,15 @@ def counted(sql: str) -> tuple[str, ...]:
 
 
 class _LockedCursor:
-    """A cursor for one statement at a time under the sampler's lock; counts what it adds to the counters."""
+    """A cursor for one statement at a time under the sampler's lock (held until the `with` ends, so an
+    unbuffered SSCursor's rows are all read before the next statement); counts what it adds to the
+    counters. Other attributes, read or set, are the cursor's."""
 
-    def __init__(self, sampler: ServerSampler):
+    _OWN = frozenset({"sampler", "cursor_class", "cur"})
+
+    def __init__(self, sampler: ServerSampler, cursor_class: Any = None):
         self.sampler = sampler
+        self.cursor_class = cursor_class
         self.cur: Any = None
 
     def __enter__(self) -> "_LockedCursor":
@@ -157,7 +162,8 @@ class _LockedCursor:
             conn = self.sampler.conn
             if conn is None:
                 raise OSError("the watch's connection to the server was lost")
-            self.cur = conn.cursor().__enter__()
+            cur = conn.cursor() if self.cursor_class is None else conn.cursor(self.cursor_class)
+            self.cur = cur.__enter__()
             return self
         except BaseException:
             self.sampler.lock.release()
@@ -171,6 +177,12 @@ class _LockedCursor:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.cur, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self._OWN:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.cur, name, value)
 
     def __exit__(self, *exc: Any) -> None:
         try:
