@@ -324,6 +324,34 @@ def test_the_watch_only_reads(mariadb_factory):
         assert head in ("SELECT", "SHOW") or sql.upper().startswith(("SET NAMES", "SET AUTOCOMMIT")), sql
 
 
+def test_the_first_sample_comes_before_the_audit_and_the_report_keeps_both(mariadb, tmp_path):
+    """Issue 25 item 4: the audit runs beside the sampling, after the first sample; the saved run says
+    when the first sample came (from the process's start) and the report still has the audit and the
+    setup. Orderings only, never a duration."""
+    saved = tmp_path / "start.json"
+    code, rep, err = watch_json(*conn(mariadb), "--save", str(saved), "--", "sleep", "2")
+    assert code == 0, err
+    run = json.loads(saved.read_text())
+    st = run["startup"]
+    assert st["first_sample_s"] > 0 and st["cpu_before_first_sample_s"] > 0 and st["audit_cpu_s"] > 0
+    assert st["first_sample_s"] < st["audit_done_s"]  # the audit finished after the first sample
+    assert run["started_at"] <= st["first_sample_at"] < run["intervals"][0]["at"]
+    assert "audit read the server during this interval" in " ".join(run["intervals"][0]["notes"])
+    audit = run["setup"]["audit"]
+    assert audit["ran"] and audit["snapshot"]["server"]["variables"] and audit["findings"], audit["reason"]
+    assert set(audit["statuses"]) >= {f["rule"] for f in audit["findings"]}
+    assert rep["run"]["setup"]["audit"]["findings"] == audit["findings"]
+    t = run["setup"]["target"]
+    assert t["flavor"] == "mariadb" and t["version"] and t["port"] == mariadb.port
+    host = run["setup"]["server_host"]
+    assert run["setup"]["same_host"] and host["role"] == "server+client" and host["mysqld_pid"] == mariadb.pid
+    assert host["nics"] and host["nics"][0]["interface"] == "lo" and host["cpus_available"]
+    assert run["setup"]["command"]["pid"]
+    # the audit's statements are not the workload: an idle server with a sleeping command reads as idle
+    assert all(iv["server"]["rates"].get("Questions", 0) == 0 for iv in run["intervals"] if iv["server"]), \
+        [iv["server"]["rates"].get("Questions") for iv in run["intervals"] if iv["server"]]
+
+
 # ---------------------------------------------------------------------- issue 25 §1 items 2 and 3
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "watch" / "series"

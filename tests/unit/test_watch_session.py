@@ -21,3 +21,20 @@ def test_report_lines_go_to_the_interval_they_describe():
     mine = SysbenchReport(t_s=2.9, received_s=2.97, threads=4, tps=200.0)
     Session._place_reports(None, run, cur, [late, mine])  # type: ignore[arg-type]
     assert run.intervals[1].sysbench == [late] and cur.sysbench == [mine]
+
+
+def test_the_audits_statements_are_taken_out_of_the_rates():
+    from advisor.watch.counters import server_interval
+    from advisor.watch.server import counted
+
+    assert counted("SELECT @@version") == ("Questions", "Queries", "Com_select")
+    assert counted("SHOW GLOBAL STATUS") == ("Questions", "Queries", "Com_show_status")
+    assert counted("show session status like 'Ssl%'")[-1] == "Com_show_status"
+    assert counted("SHOW GLOBAL VARIABLES") == ("Questions", "Queries")
+    prev = {"Questions": 100, "Queries": 100, "Com_select": 10, "Uptime": 5}
+    cur = {"Questions": 132, "Queries": 132, "Com_select": 21, "Uptime": 6}  # the sampling's 2 and the audit's 30
+    iv = Interval(index=0, start_s=0, end_s=1, at="t", seconds=1.0, server=server_interval(prev, cur, 1.0))
+    Session._less_audit(iv, {"Questions": 4, "Queries": 4, "Com_select": 1},
+                        {"Questions": 34, "Queries": 34, "Com_select": 11}, 1.0)
+    assert iv.server.rates["Questions"] == 0 and iv.server.rates["Queries"] == 0
+    assert "Com_select" not in iv.server.rates  # none of the workload's

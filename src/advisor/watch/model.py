@@ -280,6 +280,17 @@ class WatchSetup(_M):
     missing: list[Missing] = Field(default_factory=list)
 
 
+class Startup(_M):
+    """How long the watch took to start, from the advisor process's start (its /proc start time)."""
+
+    first_sample_s: Optional[float] = Field(None, description="seconds from the process's start to the first sample")
+    cpu_before_first_sample_s: Optional[float] = Field(None, description="CPU time the process used before it")
+    first_sample_at: str = ""
+    audit_done_s: Optional[float] = Field(None, description="seconds from the process's start to the end of the "
+                                          "audit, which runs beside the sampling after the first sample")
+    audit_cpu_s: Optional[float] = Field(None, description="CPU time the audit's thread used (not in watcher_cpu_s)")
+
+
 class WatchRun(_M):
     schema_: Literal["advisor.watch/1"] = Field(SERIES_SCHEMA, alias="schema")
     advisor_version: str
@@ -290,6 +301,7 @@ class WatchRun(_M):
     setup: WatchSetup
     intervals: list[Interval] = Field(default_factory=list)
     watcher_cpu_s: float = Field(0.0, description="CPU time the watcher used while sampling (after setup)")
+    startup: Optional[Startup] = None
     units: dict[str, str] = Field(default_factory=dict)
 
     model_config = ConfigDict(extra="forbid", defer_build=True, populate_by_name=True)

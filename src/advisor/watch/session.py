@@ -1,6 +1,12 @@
-"""One watch: audit the server once, then sample the server, its host and the client's host every
-interval while the command runs (or for --seconds), and return the series. The I/O orchestration;
-the pieces it drives are advisor.watch.server, .hosts and .command.
+"""One watch: sample the server, its host and the client's host every interval while the command runs
+(or for --seconds), audit the server once beside the sampling, and return the series. The I/O
+orchestration; the pieces it drives are advisor.watch.server, .hosts and .command.
+
+Start-up is ordered for an early first sample: connect, read the few variables the host sampling
+needs (one SHOW GLOBAL VARIABLES ... WHERE), take the first sample, start the command; only then the
+audit (advisor.api collect + audit, the rule loading: most of the start-up's CPU) runs in a thread
+at a lower priority, reading through the sampler's connection one statement at a time. Its CPU is
+not the watcher's: each interval's watcher_cpu_s is the process's CPU less the audit thread's.
 
 Ctrl-C (SIGINT) and SIGTERM set a flag the loop checks every 0.1 s: the command's process group
 is stopped, one last partial interval is sampled, and the series says it was interrupted.
@@ -20,14 +26,21 @@ from typing import Any, Callable, Optional, Protocol
 from advisor import __version__
 from advisor.collect.connection import ConnectionOptions, Endpoint
 from advisor.watch.counters import host_interval, server_interval
-from advisor.watch.model import (UNITS, AuditFinding, AuditInfo, CommandInfo, Interval, Missing, NicSetup, ServerSyncs, SyncProbe,
-                                 SysbenchReport, Target, WatchRun, WatchSetup)
+from advisor.watch.model import (UNITS, AuditFinding, AuditInfo, CommandInfo, Interval, Missing, NicSetup, ServerSyncs,
+                                 Startup, SyncProbe, SysbenchReport, Target, WatchRun, WatchSetup)
 from advisor.watch.sysbench_out import parse_report_line, parse_summary
 
 SLICE_S = 0.1
 MIN_FINAL_S = 0.2  # a last interval shorter than this is noise, not a measurement
 OUTPUT_TAIL = 400  # lines of the command's output kept for its final summary
 STALE_INTERVALS, STALE_MIN_S = 3, 5.0  # a host sample older than this (a stream that stopped) is not used
+AUDIT_WAIT_S = 120.0  # after the sampling ends, wait this long for an audit still running
+# what the host sampling and the live header need before the first sample
+START_VARIABLES = ("version", "version_comment", "pid_file", "datadir", "port", "socket", "hostname",
+                   "innodb_log_group_home_dir", "innodb_data_home_dir")
+Q_START = ("SHOW GLOBAL VARIABLES WHERE Variable_name IN ("
+           + ", ".join(f"'{n}'" for n in START_VARIABLES) + ")")
+AUDIT_NOTE = "the start-of-watch audit read the server during this interval (its statements are in the server's counters)"
 SYNC_PROBE_S, SYNC_PROBE_SAMPLES = 0.25, 100  # the commit-flush probe at the start: at most this long, this many
 SYNC_PER_INTERVAL, SYNC_MIN_DURING = 2, 6  # flushes of each kind timed per interval; enough to use those alone
 
@@ -55,6 +68,17 @@ def now_iso(t: Optional[float] = None) -> str:
 
     d = dt.datetime.fromtimestamp(time.time() if t is None else t, dt.timezone.utc)
     return d.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def process_age() -> Optional[float]:
+    """Seconds since this process started: its start time in /proc/self/stat (clock ticks since boot)
+    against CLOCK_BOOTTIME; None where that cannot be read."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
 
 
 def mask_command(argv: list[str]) -> tuple[str, Optional[dict[str, Any]]]:
@@ -103,6 +127,14 @@ class Session:
         self._tail: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL)
         self._lock = threading.Lock()
         self._t0 = time.monotonic()
+        self.server: Any = None
+        self._audit_thread: Optional[threading.Thread] = None
+        self._audit_result: Optional[tuple[Any, AuditInfo]] = None
+        self._audit_error: Optional[BaseException] = None
+        self._audit_span: list[Optional[float]] = [None, None]  # monotonic start and end of the audit
+        self._reads_end: Optional[float] = None  # when the audit's collect (its statements) ended
+        self._audit_cpu: Optional[float] = None  # the audit thread's CPU, once it finished
+        self._cpu_lock = threading.Lock()
         self._flush_timer: Any = None
         self._flush_fstype: Optional[str] = None
         self._flush_parent = ""
@@ -111,40 +143,56 @@ class Session:
         self._sync_start = 0
         self._file_waits: Any = None
 
-    # ------------------------------------------------------------------ setup
-    def _audit(self) -> tuple[Any, AuditInfo]:
-        from advisor import api
+    # ------------------------------------------------------------------ setup, before the first sample
+    def _connect(self) -> dict[str, str]:
+        """Open the watch's connection and read START_VARIABLES ({} when the server refuses)."""
+        import pymysql
+
         from advisor.collect.connection import connect
+        from advisor.watch.server import ServerSampler
 
         ep = self.opts.endpoint
         self.conn = connect(ep)
-        snap = api.collect(self.opts.conn_options, endpoint=ep, conn=self.conn, ssh=self.opts.ssh,
-                           ssh_options=self.opts.ssh_options)
-        report = api.audit(snap, purpose="benchmark", source="live")
-        findings = [AuditFinding(rule=f.rule, severity=f.severity, title=f.title, message=f.message, fix=f.fix)
-                    for f in report.findings]
-        info = AuditInfo(ran=True, reason="audited with --purpose benchmark at the start of the watch (no calibration)",
-                         snapshot=snap.model_dump(mode="json"), findings=findings,
-                         statuses={o.rule: o.status for o in report.outcomes},
-                         unknown={o.rule: o.reason for o in report.outcomes if o.status == "unknown"})
-        return snap, info
+        self.server = ServerSampler(ep, self.conn)
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute(Q_START)
+                return {str(k).lower(): "" if v is None else str(v) for k, v in cur.fetchall()}
+        except pymysql.err.MySQLError:
+            return {}
 
-    def _hosts(self, snap: Any, setup: WatchSetup) -> None:
+    def _target(self, variables: dict[str, str]) -> Target:
+        """The target as the audit's snapshot names it (advisor.collect.parse.parse_target), from the
+        start variables; the audit's own replaces it when the audit ran."""
+        from advisor.versions import Version, detect_flavor
+
+        ep = self.opts.endpoint
+        vs, vc = variables.get("version", ""), variables.get("version_comment", "")
+        try:
+            version: Optional[str] = str(Version.parse(vs))
+        except ValueError:
+            version = "0.0.0" if vs else None
+        sock = getattr(self.conn, "_sock", None)
+        tls = sock.version() if hasattr(sock, "version") else None
+        return Target(flavor=detect_flavor(vs, vc) if vs else None, version=version,
+                      host=None if ep.socket else ep.host, port=None if ep.socket else ep.port, socket=ep.socket,
+                      transport="socket" if ep.socket else "tcp", endpoint=ep.describe(), tls=tls)
+
+    def _sources(self, variables: dict[str, str], setup: WatchSetup) -> None:
+        """The host sources: what the first sample reads besides the server."""
         from advisor.collect.host import NO_HOST_TIP, decide_locality, pid_file, server_dirs
-        from advisor.watch.hosts import LocalHost, SshHost, StreamHost, read_shapers
-        from advisor.watch.hostsetup import build_host_setup, client_nics, server_nic
+        from advisor.watch.hosts import LocalHost, SshHost, StreamHost
 
         o, ep = self.opts, self.opts.endpoint
-        variables = snap.server.variables
-        dirs, pf = server_dirs(variables), pid_file(variables)
+        self._dirs, pf = server_dirs(variables), pid_file(variables)
         if o.ssh:
-            self.server_src = SshHost(o.ssh, o.ssh_options, o.interval, pf, dirs)
+            self.server_src = SshHost(o.ssh, o.ssh_options, o.interval, pf, self._dirs)
         elif o.host_stream:
             self.server_src = StreamHost(o.host_stream)
         else:
             loc = decide_locality(ep.host, ep.transport, variables)
             if loc.local:
-                self.server_src = LocalHost(pf, dirs)
+                self.server_src = LocalHost(pf, self._dirs)
                 self.server_src.origin = f"read on this machine: {loc.reason}"
             else:
                 setup.missing.append(Missing(fact="server_host", reason=(
@@ -158,8 +206,31 @@ class Session:
         else:
             setup.missing.append(Missing(fact="client_host", reason="no command ran under the watch, so the "
                                          "benchmark client is not known (run it as `advisor watch ... -- COMMAND`)"))
-        client = snap.client
+
+    def _setup(self) -> WatchRun:
+        o = self.opts
+        variables = self._connect()
+        setup = WatchSetup(target=self._target(variables), interval_s=o.interval, seconds=o.seconds,
+                           audit=AuditInfo(ran=False, reason="the audit had not finished"),
+                           statements_per_interval=2)
+        if o.command:
+            display, sb = mask_command(o.command)
+            setup.command = CommandInfo(display=display, sysbench=sb)
+        self._sources(variables, setup)
+        return WatchRun(advisor_version=__version__, started_at=now_iso(), setup=setup, units=dict(UNITS))
+
+    # ------------------------------------------------------------------ setup, after the first sample
+    def _hosts(self, setup: WatchSetup) -> None:
+        """The hosts' setup (CPUs, NICs with the client's route and shapers), before the first interval ends."""
+        from advisor.collect.network import read_client
+        from advisor.watch.hosts import LocalHost, read_shapers
+        from advisor.watch.hostsetup import build_host_setup, client_nics, server_nic
+
+        ep, dirs = self.opts.endpoint, self._dirs
+        client = None
         nics: list[NicSetup] = []
+        if self.client_src is not None or self.server_src is not None:
+            client = read_client(ep.host, ep.transport, "/", source="local")
         if self.client_src is not None or isinstance(self.server_src, LocalHost):
             route_if = [client.route.interface] if client and client.route and client.route.interface else []
             shapers, notes = read_shapers(route_if)
@@ -190,21 +261,97 @@ class Session:
             setup.client_host = build_host_setup(self.client_src.doc, "client", "local", "read on this machine", {},
                                                  nics)
 
-    def _commit_sync(self, snap: Any, setup: WatchSetup) -> None:
+    # ------------------------------------------------------------------ the audit, beside the sampling
+    def _audit(self) -> tuple[Any, AuditInfo]:
+        from advisor import api
+
+        ep = self.opts.endpoint
+        snap = api.collect(self.opts.conn_options, endpoint=ep, conn=self.server.shared(), ssh=self.opts.ssh,
+                           ssh_options=self.opts.ssh_options)
+        self._reads_end = time.monotonic()
+        report = api.audit(snap, purpose="benchmark", source="live")
+        findings = [AuditFinding(rule=f.rule, severity=f.severity, title=f.title, message=f.message, fix=f.fix)
+                    for f in report.findings]
+        info = AuditInfo(ran=True, reason="audited with --purpose benchmark at the start of the watch, beside the "
+                         "first samples (no calibration)",
+                         snapshot=snap.model_dump(mode="json"), findings=findings,
+                         statuses={o.rule: o.status for o in report.outcomes},
+                         unknown={o.rule: o.reason for o in report.outcomes if o.status == "unknown"})
+        return snap, info
+
+    def _audit_main(self) -> None:
+        try:  # Linux: a thread's nice value is its own
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        except (AttributeError, OSError):
+            pass
+        try:
+            self._audit_result = self._audit()
+        except Exception as e:  # noqa: BLE001 - reported in the series: the watch itself goes on
+            self._audit_error = e
+        finally:
+            with self._cpu_lock:
+                self._audit_cpu = time.thread_time()
+                self._audit_span[1] = time.monotonic()
+
+    def _start_audit(self) -> None:
+        self._audit_span[0] = time.monotonic()
+        self._audit_thread = threading.Thread(target=self._audit_main, name="watch-audit", daemon=True)
+        self._audit_thread.start()
+
+    def _audit_cpu_now(self) -> float:
+        """CPU time the audit thread used so far (its CPU clock, read while the lock keeps it alive)."""
+        t = self._audit_thread
+        if t is None:
+            return 0.0
+        with self._cpu_lock:
+            if self._audit_cpu is not None:
+                return self._audit_cpu
+            try:
+                return time.clock_gettime(time.pthread_getcpuclockid(t.ident))  # type: ignore[arg-type]
+            except (AttributeError, OSError, TypeError):
+                return 0.0
+
+    def _finish_audit(self, run: WatchRun) -> None:
+        t = self._audit_thread
+        if t is None:
+            return
+        t.join(AUDIT_WAIT_S)
+        if t.is_alive():
+            run.setup.audit = AuditInfo(ran=False, reason=f"the audit did not finish within {AUDIT_WAIT_S:g} s "
+                                        "of the sampling's end")
+            return
+        if self._audit_result is None:
+            e = self._audit_error
+            why = getattr(e, "message", None) or str(e) or type(e).__name__
+            run.setup.audit = AuditInfo(ran=False, reason=f"the audit at the start of the watch failed: {why}")
+        else:
+            snap, run.setup.audit = self._audit_result
+            t_ = snap.target
+            run.setup.target = Target(flavor=t_.flavor, version=t_.version, host=t_.host, port=t_.port,
+                                      socket=t_.socket, transport=t_.transport, endpoint=self.opts.endpoint.describe(),
+                                      tls=snap.server.connection.tls_version)
+        st, a1 = run.startup, self._audit_span[1]
+        if st is not None and st.first_sample_s is not None and a1 is not None:
+            st.audit_done_s = round(st.first_sample_s + (a1 - self._first_mono), 3)
+        if st is not None and self._audit_cpu is not None:
+            st.audit_cpu_s = round(self._audit_cpu, 3)
+
+    # ------------------------------------------------------------------ the commit-flush probe
+    def _commit_sync(self, setup: WatchSetup) -> None:
         """Time what a durable commit's flushes cost the thread that waits for them, when the server's
         host is this machine: two temp files beside the datadir (advisor.collect.calibrate_probes.FlushTimer,
-        removed in close()), flushed for at most SYNC_PROBE_S now, then SYNC_PER_INTERVAL overwrites and
-        appends each interval while the benchmark runs (_sample); _sync_summary records them."""
+        removed in close()), flushed for at most SYNC_PROBE_S now (after the first sample and the
+        command's start, so neither waits for it), then SYNC_PER_INTERVAL overwrites and appends each
+        interval while the benchmark runs (_sample); _sync_summary records them."""
         from advisor.collect.calibrate_base import ProbeSkipped
         from advisor.collect.calibrate_probes import FlushTimer, _fstype, flush_dir
-        from advisor.collect.host import server_dirs
         from advisor.watch.hosts import LocalHost
 
         if not isinstance(self.server_src, LocalHost):
             setup.missing.append(Missing(fact="commit_sync", reason=(
                 "the server's host is not this machine, so the flush a commit waits for was not timed")))
             return
-        datadir = server_dirs(snap.server.variables).get("datadir")
+        datadir = self._dirs.get("datadir")  # from the start variables (the audit may still be running)
         if not datadir:
             setup.missing.append(Missing(fact="commit_sync", reason="the server reports no datadir"))
             return
@@ -242,7 +389,7 @@ class Session:
 
         if not self._file_waits or self.server.conn is None:
             return
-        end = read_file_waits(self.server.conn)
+        end = read_file_waits(self.server.shared())  # counted as the audit's statements are
         if not end:
             return
         out = {}
@@ -277,25 +424,6 @@ class Session:
                                       append_p25=r(grow, 25), append_p75=r(grow, 75),
                                       during_run=lo > 0)
 
-    def _setup(self) -> tuple[WatchRun, Any]:
-        o = self.opts
-        snap, audit = self._audit()
-        t = snap.target
-        conn_info = snap.server.connection
-        target = Target(flavor=t.flavor, version=t.version, host=t.host, port=t.port, socket=t.socket,
-                        transport=t.transport, endpoint=o.endpoint.describe(), tls=conn_info.tls_version)
-        setup = WatchSetup(target=target, interval_s=o.interval, seconds=o.seconds, audit=audit,
-                           statements_per_interval=2)
-        if o.command:
-            display, sb = mask_command(o.command)
-            setup.command = CommandInfo(display=display, sysbench=sb)
-        self._hosts(snap, setup)
-        self._commit_sync(snap, setup)
-        from advisor.watch.server import read_file_waits
-        self._file_waits = read_file_waits(self.conn)
-        run = WatchRun(advisor_version=__version__, started_at=now_iso(), setup=setup, units=dict(UNITS))
-        return run, snap
-
     # ------------------------------------------------------------------ the command's output
     def _on_line(self, line: str) -> None:
         rep = parse_report_line(line)
@@ -313,11 +441,12 @@ class Session:
         out: dict[str, Any] = {"mono": time.monotonic(), "wall": time.time()}
         status, states, ms, err = self.server.sample()
         out["server"] = (status, states, ms, err)
+        out["shared"] = dict(self.server.seen)
         if self.server_src is not None:
             out["server_host"] = self.server_src.sample()
         if self.client_src is not None and self.client_src is not self.server_src:
             out["client_host"] = self.client_src.sample()
-        out["cpu"] = time.process_time()
+        out["cpu"] = time.process_time() - self._audit_cpu_now()
         if self.command is not None and self.command.poll() is None:
             self._time_flushes()  # after the counters: its own CPU time is the watcher's, not the interval's
         return out
@@ -329,11 +458,15 @@ class Session:
                                       at=now_iso(cur["wall"]), seconds=round(seconds, 4), server=None,
                                       server_host=None, client_host=None, sysbench=[], notes=[],
                                       watcher_cpu_s=round(cur["cpu"] - prev["cpu"], 5))
+        a0, a1 = self._audit_span[0], self._reads_end or self._audit_span[1]
+        if a0 is not None and a0 < cur["mono"] and (a1 is None or a1 > prev["mono"]):
+            iv.notes.append(AUDIT_NOTE)
         p_status, c_status = prev["server"][0], cur["server"]
         if c_status[3]:
             iv.notes.append(c_status[3])
         if p_status is not None and c_status[0] is not None:
             iv.server = server_interval(p_status, c_status[0], seconds, c_status[1], round(c_status[2], 2))
+            self._less_audit(iv, prev.get("shared") or {}, cur.get("shared") or {}, seconds)
             if iv.server.restarted:
                 iv.notes.append("the server restarted (Uptime went down): no server rates for this interval")
         setup = run.setup
@@ -360,6 +493,21 @@ class Session:
         self._place_reports(run, iv, pending)
         return iv
 
+    @staticmethod
+    def _less_audit(iv: Interval, before: dict[str, int], after: dict[str, int], seconds: float) -> None:
+        """Remove the audit's statements (read through the watch's connection) from the interval's rates,
+        as counters.server_interval removes the sampling's own."""
+        rates = iv.server.rates  # type: ignore[union-attr]
+        for name, n in after.items():
+            d = n - before.get(name, 0)
+            if d <= 0 or name not in rates or seconds <= 0:
+                continue
+            v = round(max(0.0, rates[name] - d / seconds), 4)
+            if name.startswith("Com_") and v <= 0:
+                del rates[name]
+            else:
+                rates[name] = v
+
     def _place_reports(self, run: WatchRun, iv: Interval, reports: list[SysbenchReport]) -> None:
         """A report line covers the `step` seconds before it arrived: it belongs to the interval that
         holds the middle of that span, which may be the previous one when the line came just after
@@ -378,18 +526,15 @@ class Session:
 
     def run(self) -> WatchRun:
         from advisor.watch.command import Command, check_command
-        from advisor.watch.server import ServerSampler
 
         o = self.opts
         if o.command:
             check_command(o.command)
         try:
-            run, _ = self._setup()
-            self.server = ServerSampler(o.endpoint, self.conn)
-            if self.live is not None:
-                self.live.started(run)
+            run = self._setup()
             with _Stop() as stop:
                 self._loop(run, stop, Command, o)
+            self._finish_audit(run)
             return run
         finally:
             self.close()
@@ -397,13 +542,28 @@ class Session:
     def _loop(self, run: WatchRun, stop: _Stop, Command: Callable[..., Any], o: WatchOptions) -> None:
         t0 = self._t0 = time.monotonic()
         prev = self._sample()
+        age = process_age()
+        self._first_mono = prev["mono"]
+        run.startup = Startup(first_sample_s=None if age is None else round(age - (time.monotonic() - prev["mono"]), 3),
+                              cpu_before_first_sample_s=round(prev["cpu"], 3), first_sample_at=now_iso(prev["wall"]))
         hosts_prev = {k: prev[k] for k in ("server_host", "client_host") if prev.get(k) is not None}
+        from advisor.watch.server import read_file_waits
+
+        # the server's own flush waits as the command starts (one SELECT, counted and taken out of the
+        # first interval's rates like the audit's statements)
+        self._file_waits = read_file_waits(self.server.shared())
         if o.command:
             self.command = Command(o.command, self._on_line)
             pid = self.command.start()
             run.setup.command.pid = pid  # type: ignore[union-attr]
             if self.client_src is not None:
                 self.client_src.set_command(pid)
+        self._start_audit()
+        self._hosts(run.setup)
+        if self.live is not None:
+            self.live.started(run)
+        self._commit_sync(run.setup)  # SYNC_PROBE_S of the first interval, beside the audit's thread
+        prev["cpu"] = time.process_time() - self._audit_cpu_now()  # the hosts' setup and the probe are not sampling
         k, index, reason = 1, 0, ""
         while not reason:
             deadline = t0 + k * o.interval
