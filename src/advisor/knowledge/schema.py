@@ -294,6 +294,7 @@ class VariableTraits(StrictModel):
             raise ValueError(f"a {self.role} variable is no fix target: no durable, plan_full or block")
         if bool(self.relaxed) != bool(self.relaxed_loses):
             raise ValueError("relaxed and relaxed_loses come together")
+        return self
 
 
 SymptomMeasure = Literal["ratio", "count", "rate", "limit"]
