@@ -394,4 +394,4 @@ def test_catalogue_is_loaded_once_and_the_curated_part_is_cached(tmp_path, monke
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
         assert int(out.stdout) >= 900
     cached = sorted(p.name.split("-")[0] for p in (tmp_path / "advisor").glob("*.pickle"))
-    assert cached == ["risky", "variables"]
+    assert cached == ["risky", "traits", "variables"]  # traits.toml: the variables' one record (issue 23 §1)

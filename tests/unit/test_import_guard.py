@@ -46,7 +46,7 @@ OFFLINE_ADVISOR_MODULES = {
     "advisor.render.report_json", "advisor.render.terminal", "advisor.render.calibration", "advisor.report",
     "advisor.rules", "advisor.rules.calibration", "advisor.rules.catalogue", "advisor.rules.conditions",
     "advisor.rules.engine", "advisor.rules.facts", "advisor.rules.formulas", "advisor.rules.groups", "advisor.rules.loader",
-    "advisor.rules.memory", "advisor.rules.ops", "advisor.rules.risky", "advisor.rules.sizing", "advisor.severity",
+    "advisor.rules.memory", "advisor.rules.ops", "advisor.rules.risky", "advisor.rules.symptoms", "advisor.rules.sizing", "advisor.severity",
     "advisor.snapshot", "advisor.units", "advisor.versions",
 }
 OFFLINE_ADVISOR_PACKAGES = ("advisor.rules.derived", "advisor.knowledge")

@@ -51,6 +51,14 @@ NOT_ABOUT_THE_DEVICE = {
     "durability-settings-stated": "asks a benchmark to state its settings; the measured flush is stated by "
                                   "flush-slow-durable-commits",
     "binary-log-stated": "asks a benchmark to state its binary log settings",
+    # symptom entries (src/advisor/knowledge/symptoms.toml): they judge what the server's own counters
+    # show happened, which already includes the device's speed
+    "buffer-pool-wait-free": "a status counter: threads waited for a free page, whatever the device",
+    "checkpoint-age-near-max": "a status gauge: how close the redo checkpoint age came to its limit",
+    "data-fsyncs-pending": "a status gauge: flushes the server had queued at the moment it was read",
+    "data-writes-pending": "a status gauge: writes the server had queued at the moment it was read",
+    "dirty-pages-share-high": "a status gauge: the share of modified pages in the buffer pool",
+    "redo-fsyncs-pending": "a status gauge: redo flushes queued at the moment it was read",
 }
 
 

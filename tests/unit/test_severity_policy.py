@@ -49,7 +49,7 @@ def test_every_rule_and_verdict_has_a_basis_of_its_level(catalogue):
 
 def test_every_hand_written_rule_file_says_its_basis():
     files = [p for p in (ROOT / "rules").rglob("*.toml") if "severity" in tomllib.loads(p.read_text())]
-    assert len(files) > 180
+    assert len(files) > 160  # 177 after single-variable rules became risky entries and counters symptom entries
     missing = [str(p.relative_to(ROOT)) for p in files if "severity_basis" not in tomllib.loads(p.read_text())]
     assert not missing
 

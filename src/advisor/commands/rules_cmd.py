@@ -48,7 +48,9 @@ def list_rules(
     symptoms = sum(1 for r in loaded if r.id in catalogue.generated and is_symptom(r))
     risky = len(catalogue.generated) - symptoms
     made = f" ({risky} generated from risky values, {symptoms} from symptoms)" if catalogue.generated else ""
-    write_output("\n".join(lines) + f"\n{len(loaded)} rules{made}\n", None)
+    from advisor.render.layout import wrap
+
+    write_output("\n".join(lines) + "\n" + wrap(f"{len(loaded)} rules{made}", width=terminal_width()) + "\n", None)
 
 
 @rules_app.command("lint")

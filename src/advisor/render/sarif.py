@@ -33,7 +33,8 @@ def _server_name(report: Any) -> str:
 def _descriptor(rule: Any) -> dict[str, Any]:
     s = rule.spec
     generated = getattr(rule, "variable", None) is not None  # a risky-values entry's rule (advisor.rules.risky)
-    builtin = generated or str(rule.path).startswith("rules/")
+    builtin = generated or getattr(rule, "sample", None) is not None or str(rule.path).startswith(
+        ("rules/", "src/advisor/knowledge/symptoms.toml"))
     rationale = " ".join(s.rationale.split())
     fix = " ".join(s.fix.split())
     md = [f"**{s.title}**", "", rationale]
