@@ -77,7 +77,35 @@ class VersionEntry(StrictModel):
         return self
 
 
-class RiskyValue(StrictModel):
+class SourcedEntry(StrictModel):
+    """What a risky-values entry and a symptoms entry share: https sources, flavor ranges that parse, and a
+    one-sentence `why` (the subclasses declare the fields; the checks live here once)."""
+
+    @field_validator("sources", check_fields=False)
+    @classmethod
+    def _urls(cls, v: list[str]) -> list[str]:
+        for s in v:
+            if not s.startswith("https://"):
+                raise ValueError(f"sources are https URLs (got {s!r})")
+        return v
+
+    @field_validator("flavors", check_fields=False)
+    @classmethod
+    def _ranges(cls, v: dict[str, str]) -> dict[str, str]:
+        for rng in v.values():
+            VersionRange(rng)
+        return v
+
+    @field_validator("why", check_fields=False)
+    @classmethod
+    def _one_sentence(cls, v: str) -> str:
+        body = v.strip().rstrip(".")
+        if ". " in body or not v.strip().endswith("."):
+            raise ValueError("why is one sentence ending with a full stop")
+        return v
+
+
+class RiskyValue(SourcedEntry):
     """One value or range of a variable that is a problem for the given purposes.
 
     `op` and `value`/`values` say which settings are risky, in the variable's unit ("32M" for
@@ -111,29 +139,6 @@ class RiskyValue(StrictModel):
                                "`advisor explain`, --ignore and suppressions still find it by them")
     default_is_risky: bool = Field(False, description="the compiled-in default is itself in the risky set on some "
                                    "flavor/version the entry applies to (a test keeps this honest)")
-
-    @field_validator("sources")
-    @classmethod
-    def _urls(cls, v: list[str]) -> list[str]:
-        for s in v:
-            if not s.startswith("https://"):
-                raise ValueError(f"sources are https URLs (got {s!r})")
-        return v
-
-    @field_validator("flavors")
-    @classmethod
-    def _ranges(cls, v: dict[str, str]) -> dict[str, str]:
-        for rng in v.values():
-            VersionRange(rng)
-        return v
-
-    @field_validator("why")
-    @classmethod
-    def _one_sentence(cls, v: str) -> str:
-        body = v.strip().rstrip(".")
-        if ". " in body or not v.strip().endswith("."):
-            raise ValueError("why is one sentence ending with a full stop")
-        return v
 
     @model_validator(mode="after")
     def _operands(self) -> "RiskyValue":
@@ -301,7 +306,7 @@ SymptomMeasure = Literal["ratio", "count", "rate", "limit"]
 SymptomOp = Literal["gt", "ge", "lt", "le"]
 
 
-class Symptom(StrictModel):
+class Symptom(SourcedEntry):
     """One status counter (or ratio) that shows a problem the variables only hint at (symptoms.toml).
 
     `measure` says what is compared with `value` by `op`:
@@ -342,29 +347,6 @@ class Symptom(StrictModel):
     not_live: Optional[str] = Field(None, description="why no live MariaDB 10.11 test reproduces it")
     recorded: Optional[str] = Field(None, description="a recorded set under tests/fixtures/flavors where the "
                                     "counter exists, audited in its stead")
-
-    @field_validator("sources")
-    @classmethod
-    def _urls(cls, v: list[str]) -> list[str]:
-        for s in v:
-            if not s.startswith("https://"):
-                raise ValueError(f"sources are https URLs (got {s!r})")
-        return v
-
-    @field_validator("flavors")
-    @classmethod
-    def _ranges(cls, v: dict[str, str]) -> dict[str, str]:
-        for rng in v.values():
-            VersionRange(rng)
-        return v
-
-    @field_validator("why")
-    @classmethod
-    def _one_sentence(cls, v: str) -> str:
-        body = v.strip().rstrip(".")
-        if ". " in body or not v.strip().endswith("."):
-            raise ValueError("why is one sentence ending with a full stop")
-        return v
 
     @model_validator(mode="after")
     def _shape(self) -> "Symptom":
