@@ -36,6 +36,8 @@ def installed_advisor() -> str:
     if exe.exists() and stamp.exists() and stamp.read_text() == str(newest):
         return str(exe)
     log("bench: installing advisor into bench/out/venv (non-editable, compiled) ...")
+    # setuptools reuses build/lib: a rule file deleted from rules/ would still be installed from there
+    shutil.rmtree(ROOT / "build", ignore_errors=True)
     if not (venv / "bin" / "python").exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     env = dict(os.environ)
