@@ -202,7 +202,8 @@ def pydantic_twin(cls: type) -> Any:
         fields[name] = (_twin_annotation(spec.annotation), PField(**kw))
     validators = {f"_check_{name}": pvalidator(name)(classmethod(fn))
                   for name, fn in cls._validators.items()}  # type: ignore[attr-defined]
-    twin = create_model(cls.__name__, __config__=ConfigDict(extra="forbid", defer_build=True),
+    # built now, not deferred: pydantic 2.5 cannot rebuild a deferred create_model model (no parent namespace)
+    twin = create_model(cls.__name__, __config__=ConfigDict(extra="forbid"),
                         __doc__=cls.__doc__, __module__=cls.__module__, __validators__=validators, **fields)
     _TWINS[cls] = twin
     _PLAIN_OF[twin] = cls

@@ -31,8 +31,9 @@ NOT_IN_OFFLINE_AUDIT = {
 
 
 # typer and what it imports (the set differs between typer releases)
+# (older rich releases, at the floors job's typer 0.15.4, import attrs from rich.pretty when it is installed)
 TYPER = {"typer", "click", "rich", "shellingham", "annotated_doc", "typing_extensions", "markdown_it", "mdurl",
-         "pygments"}
+         "pygments", "attr"}
 PYDANTIC = {"pydantic", "pydantic_core", "annotated_types", "typing_extensions", "typing_inspection"}
 # every third-party package an offline audit (a snapshot file, or the demo) may import
 OFFLINE_AUDIT_ALLOWED = TYPER | PYDANTIC
