@@ -32,7 +32,9 @@ def test_compare_report_in_the_browser(browser, tmp_path):  # noqa: F811 (the fi
     a = tmp_path / "fast.json"
     b = tmp_path / "slow.json"
     a.write_text(CALIBRATED.read_text(encoding="utf-8"), encoding="utf-8")
-    b.write_text(json.dumps(slower_drive(json.loads(CALIBRATED.read_text(encoding="utf-8")), 20.0)), encoding="utf-8")
+    slow = slower_drive(json.loads(CALIBRATED.read_text(encoding="utf-8")), 20.0)
+    slow["server"]["variables"]["datadir"] = "/srv/other/data/"  # another server: one server's own gap is load
+    b.write_text(json.dumps(slow), encoding="utf-8")
     html = tmp_path / "report-compare.html"
     p = run_cli("compare", str(a), str(b), "--format", "html", "-o", str(html))
     assert p.returncode == 0, p.stderr

@@ -80,14 +80,15 @@ def test_old_ansible_file_on_mysql_84_is_not_called_valid(tmp_path):
     assert "ok           user = mysql" in out                        # a start-up option every server takes
 
 
-def test_old_ansible_file_on_mysql_57_is_not_confirmed(tmp_path):
-    """No server check for 5.7 (mysqld --validate-config is 8.0.16+): options the catalogue does not know
-    leave the file unconfirmed, exit 1, and say which."""
+def test_old_ansible_file_on_mysql_57_is_refused(tmp_path):
+    """No server check for 5.7 (mysqld --validate-config is 8.0.16+), but the catalogue knows 5.7 (issue 23 §1):
+    thread_concurrency and innodb_additional_mem_pool_size are gone there (5.7.2 / 5.7.4), so the file is NOT
+    valid, exit 1, and the output says which."""
     p = validate("geerlingguy-2015-debian.cnf", "mysql", "5.7.44", tmp_path)
     last = p.stdout.rstrip().splitlines()[-1]
     assert p.returncode == 1, p.stdout + p.stderr
-    assert last.startswith("not confirmed: 0 problem(s)"), last
-    assert "thread_concurrency" in last and "innodb_additional_mem_pool_size" in last
+    assert last.startswith("NOT valid: 2 problem(s)"), last
+    assert "thread_concurrency" in p.stdout and "innodb_additional_mem_pool_size" in p.stdout
     assert "datadir" not in last and "port" not in last               # path options every server takes
 
 

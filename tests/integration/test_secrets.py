@@ -205,8 +205,9 @@ def test_no_url_password_in_compare(server, fmt: str):
     p = invoke("compare", url, f"mysql://root@127.0.0.1:{server.port}", "--no-defaults", "--no-calibrate",
                *(["-f", fmt] if fmt != "error" else []))
     assert p.returncode == (3 if fmt == "error" else 0), p.stderr
-    assert "mysql://adv:…@127.0.0.1" in p.stdout + p.stderr
-    _check([("stdout", p.stdout), ("stderr", p.stderr)])
+    out = p.stdout.replace("<wbr>", "")  # HTML's soft break points (render.templates.breakable) are not text
+    assert "mysql://adv:…@127.0.0.1" in out + p.stderr
+    _check([("stdout", p.stdout), ("stdout without <wbr>", out), ("stderr", p.stderr)])
 
 
 SB_LUA = "Tok-Secret-5566"
