@@ -456,10 +456,11 @@ def test_a_niced_cpu_hog_beside_the_benchmark_is_not_contention(mariadb_factory)
     assert code == 0, err
     s = rep["summary"]
     print("\n", {k: s.get(k) for k in ("watch.server.cpu.busy", "watch.server.other.cores", "watch.benchmark.cpu_wait_share")})
-    assert "watch.benchmark.cpu_wait_share" in s  # the run-queue delay was read from schedstat
+    seen = (fired(rep), {k: v for k, v in s.items() if k.startswith(("watch.benchmark", "watch.server.cpu", "watch.cpu"))})
+    assert "watch.benchmark.cpu_wait_share" in s, seen  # the run-queue delay was read from schedstat
     # the hogs are niced; on an otherwise quiet machine the benchmark's threads do not wait and the verdict
     # is not contention. This machine runs other suites too, so: contention is claimed only with the wait.
-    assert ("cpu-contention" in fired(rep)) <= (s["watch.benchmark.cpu_wait_share"] >= 0.2)
+    assert ("cpu-contention" in fired(rep)) <= (s["watch.benchmark.cpu_wait_share"] >= 0.2), seen
 
 
 # performance_schema on: the server then times its own binary log flushes, which the verdict prefers
@@ -490,12 +491,21 @@ def test_single_thread_write_only_is_judged_by_what_a_commit_waits_for(mariadb_f
     assert s["watch.commit.sync_ms"] > 0  # the probe ran: the server's host is this machine
     if durability == "durable":
         assert s["watch.commit.binlog_syncs_per_s"] > 0 and s["watch.commit.redo_syncs_per_s"] > 0
-        assert commit["status"] in ("fired", "unknown"), commit
-        if commit["status"] == "unknown":
+        # Whether the commits' waiting reaches the rule's half a second per second depends on this machine's
+        # fdatasync (3.57 ms on one machine here, 0.26 ms on another): the verdict must follow the measured
+        # band, not the test's expectation of the disk.
+        lo, hi = s["watch.commit.busy_low"], s["watch.commit.busy_high"]
+        expected = "fired" if lo >= 0.5 else "passed" if hi < 0.5 else "unknown"
+        assert commit["status"] == expected, (lo, hi, commit)
+        if expected == "unknown":
             assert commit["reason"].startswith("uncertain"), commit
-            assert rep["verdict"]["uncertain"] == ["commit-bound"] and rep["verdict"]["primary"] is None, rep["verdict"]
-        else:
+            assert "commit-bound" in rep["verdict"]["uncertain"] and rep["verdict"]["primary"] is None, rep["verdict"]
+        elif expected == "fired":
             assert rep["verdict"]["primary"] == "commit-bound", rep["verdict"]
+        else:
+            assert "< 0.5" in commit["reason"], commit
+        # the waiting counted both flushes a durable commit makes, each at its own measured time
+        assert "redo flushes/s" in commit["checked"] and "binary log flushes/s" in commit["checked"], commit
         assert rep["verdict"]["primary"] != "cpu-contention", rep["verdict"]
         assert rep["run"]["setup"]["server_syncs"]["binlog"]["count"] > 0
         _keep(saved, "write-only-durable.json")

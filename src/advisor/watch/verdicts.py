@@ -36,6 +36,7 @@ Kind = Literal["no-load", "bottleneck", "none-found"]
 EVALUATOR_FACTS = {
     "watch.verdict.bottlenecks": "bottleneck verdicts that fired (set after the first pass)",
     "watch.verdict.checked": "what the bottleneck verdicts checked, with their numbers (set after the first pass)",
+    "watch.verdict.uncertain": "bottleneck verdicts whose measurement spans their threshold (set after the first pass)",
 }
 WATCH_DIR = "watch"
 
@@ -345,6 +346,10 @@ def evaluate(verdicts: list[Verdict], view: WatchView, audit_findings: Iterable[
     first = [evaluate_one(v, view, audit_findings) for v in verdicts if v.spec.kind != "none-found"]
     bottlenecks = [r for r in first if r.verdict.spec.kind == "bottleneck"]
     view.values["watch.verdict.bottlenecks"] = sum(1 for r in bottlenecks if r.fired)
+    from advisor.rules.engine import UNCERTAIN
+
+    view.values["watch.verdict.uncertain"] = sum(1 for r in bottlenecks if r.outcome.status == "unknown"
+                                                 and r.outcome.reason.startswith(UNCERTAIN))
     view.values["watch.verdict.checked"] = "; ".join(r.checked for r in bottlenecks if r.outcome.status != "not_applicable")
     second = [evaluate_one(v, view, audit_findings) for v in verdicts if v.spec.kind == "none-found"]
     results = first + second
@@ -368,6 +373,7 @@ def run_example(v: Verdict, ex: VerdictExample) -> ExampleResult:
     fired_rules = facts.pop("audit.fired", [])
     view = WatchView(facts, {}, None, fired_rules)
     view.values.setdefault("watch.verdict.bottlenecks", 0)
+    view.values.setdefault("watch.verdict.uncertain", 0)
     view.values.setdefault("watch.verdict.checked", "network: the client's interface advh0 sends 5.0 MB/s, "
                            "advh0 at 4% of 1,000 Mb/s")
     audit = [AuditFinding(rule=r, severity="warning", title=f"audit rule {r}", message=f"{r} fired in the audit.")
