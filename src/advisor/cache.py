@@ -30,6 +30,9 @@ T = TypeVar("T")
 
 
 MEMO = "file-digests.json"
+# the memo as this process last read or wrote it, per cache directory (each entry is still checked against
+# the file's stat signature, so an edit made while the process runs is seen)
+_MEMOS: dict[str, dict[str, list[Any]]] = {}
 
 
 def _digests(paths: list[str]) -> Optional[list[str]]:
@@ -38,14 +41,17 @@ def _digests(paths: list[str]) -> Optional[list[str]]:
     cannot be set from user space, so an edit copied with `cp -p`, which keeps size and mtime, still
     changes it). None when a path is not a plain file."""
     memo_path = cache_dir() / MEMO
-    memo: dict[str, list[Any]] = {}
-    if _trusted_file(memo_path):
-        try:
-            with open(memo_path, encoding="utf-8") as fh:
-                loaded = json.load(fh)
-            memo = loaded if isinstance(loaded, dict) else {}
-        except (OSError, ValueError):
-            memo = {}
+    memo = _MEMOS.get(str(memo_path))
+    if memo is None:  # read once per process: a command asks for several keys (~1 ms of JSON each)
+        memo = {}
+        if _trusted_file(memo_path):
+            try:
+                with open(memo_path, encoding="utf-8") as fh:
+                    loaded = json.load(fh)
+                memo = loaded if isinstance(loaded, dict) else {}
+            except (OSError, ValueError):
+                memo = {}
+        _MEMOS[str(memo_path)] = memo
     out, changed = [], False
     for p in paths:
         try:
