@@ -317,10 +317,59 @@ def scrub(text: str, ep: Optional[Endpoint]) -> str:
     return text
 
 
+_IMPORT_LOCK = __import__("threading").Lock()
+
+
+def _pymysql() -> Any:
+    """PyMySQL, imported without the cryptography package (~11 ms of every audit), which PyMySQL
+    imports up front but needs only to RSA-encrypt a password (sha256_password, or caching_sha2_password's
+    full authentication without TLS): its sha2_rsa_encrypt then imports cryptography first. Where
+    PyMySQL's auth module does not have the shape this relies on, or cryptography is loaded already,
+    PyMySQL is imported as it is."""
+    import sys
+
+    with _IMPORT_LOCK:
+        mod = sys.modules.get("pymysql")
+        if mod is not None:
+            return mod
+        if "cryptography" in sys.modules:
+            import pymysql
+
+            return pymysql
+        sys.modules["cryptography"] = None  # type: ignore[assignment]  # `from cryptography... import` raises ImportError
+        try:
+            import pymysql
+            import pymysql._auth as auth
+        finally:
+            if "cryptography" in sys.modules and sys.modules["cryptography"] is None:
+                del sys.modules["cryptography"]
+        eager = getattr(auth, "sha2_rsa_encrypt", None)
+        if getattr(auth, "_have_cryptography", True) or not callable(eager):
+            return pymysql
+
+        def sha2_rsa_encrypt(password: bytes, salt: bytes, public_key: bytes) -> bytes:
+            with _IMPORT_LOCK:
+                if not auth._have_cryptography:
+                    try:
+                        from cryptography.hazmat.backends import default_backend
+                        from cryptography.hazmat.primitives import hashes, serialization
+                        from cryptography.hazmat.primitives.asymmetric import padding
+                    except ImportError:
+                        pass  # PyMySQL's own function says the package is needed
+                    else:
+                        auth.default_backend, auth.hashes = default_backend, hashes
+                        auth.serialization, auth.padding = serialization, padding
+                        auth._have_cryptography = True
+            return eager(password, salt, public_key)
+
+        auth.sha2_rsa_encrypt = sha2_rsa_encrypt
+        return pymysql
+
+
 def _connection_class(ep: Endpoint, reached: list[str]) -> Any:
     """PyMySQL's Connection, noting how far the attempt got in `reached` ("transport", "greeting")
     and refusing, before the login, a server without TLS when the mode needs it."""
-    import pymysql
+    pymysql = _pymysql()
 
     class _Connection(pymysql.connections.Connection):  # type: ignore[misc]
         def _create_ssl_ctx(self, sslp: Any) -> Any:
@@ -351,7 +400,7 @@ def _connection_class(ep: Endpoint, reached: list[str]) -> Any:
 
 def connect(ep: Endpoint) -> Any:
     """Open a PyMySQL connection or raise ConnectError with one clear paragraph."""
-    import pymysql
+    pymysql = _pymysql()
 
     kwargs: dict[str, Any] = dict(
         # The handshake (greeting, TLS, authentication) is bounded by the connect timeout: PyMySQL
