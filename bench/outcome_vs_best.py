@@ -314,6 +314,7 @@ def run_case(advisor: str, workload: str, data: str, args: argparse.Namespace, r
         shutil.rmtree(datadir)
     shutil.copytree(golden, datadir, symlinks=True)
     case: dict[str, Any] = {"workload": workload, "data": data, "tables": tables, "size": size,
+                            "budget": {"trials": args.trials, "runs": args.runs},
                             "data_bytes": int((golden / ".bytes").read_text()), "trials": [], "runs": {}}
     results["cases"][key] = case
     dropins = advisor_dropins(advisor, datadir, work, workload, tables, size)
@@ -401,18 +402,33 @@ def render(results: dict) -> str:
                 if str(case["dropins"]["advisor from stock"]["settings"].get(k, "")).lower() != str(v).lower()}
         best_rows.append(f"- {key}: " + ", ".join(f"`{k}={v}`" for k, v in sorted(case["best_settings"].items())))
     under = [v for v in verdicts if v[2] < 0.95 and not v[4]]
+    # the budget each case ran with (cases may be run in several invocations with --cases)
+    budgets: dict[tuple[int, int], list[str]] = {}
+    for key, case in results["cases"].items():
+        if case.get("done"):
+            b = case.get("budget") or {"trials": a["trials"], "runs": a["runs"]}
+            budgets.setdefault((b["trials"], b["runs"]), []).append(key)
+    tail = f" --warm {a['warm']} --seconds {a['seconds']}" + (" --quick" if a["quick"] else "")
+    if len(budgets) > 1:
+        command = "Commands: " + "; ".join(f"`python3 -m bench.outcome_vs_best --trials {t} --runs {r}{tail} --cases "
+                                           f"{','.join(keys)}`" for (t, r), keys in budgets.items())
+        trials = " or ".join(str(t) for t, _ in budgets)
+        runs = " or ".join(str(r) for _, r in budgets)
+    else:
+        (t, r), = budgets or {(a["trials"], a["runs"]): []}
+        command = f"Command: `python3 -m bench.outcome_vs_best --trials {t} --runs {r}{tail}`"
+        trials, runs = str(t), str(r)
     lines = [
         f"Machine: {results['machine']}. mariadbd ran in a memory cgroup limited to {MEM_LIMIT >> 20} MiB "
         "(the advisor's host facts read that limit as the server's memory), at nice −15 with sysbench, "
         "while other work ran on the machine at normal priority.", "",
-        f"Command: `python3 -m bench.outcome_vs_best --trials {a['trials']} --runs {a['runs']} --warm {a['warm']} "
-        f"--seconds {a['seconds']}" + (" --quick" if a["quick"] else "") + f"`. Each trial and run: a restart of "
+        command + f". Each trial and run: a restart of "
         f"mariadbd on the case's datadir, page cache dropped, {a['warm']} s of sysbench to warm up, then "
         f"{a['seconds']} s measured; {THREADS} threads, uniform keys. Search: optuna TPE (seed 27), "
-        f"{a['trials']} trials per case, the first one MariaDB's stock defaults, over buffer pool, redo size, "
+        f"{trials} trials per case, the first one MariaDB's stock defaults, over buffer pool, redo size, "
         "log buffer, flush method, io_capacity and its max, table and thread caches, sort/join buffers, "
         "temporary-table size, adaptive hash index, change buffering, flush neighbours and I/O threads. "
-        f"Then every configuration below ran {a['runs']} times, alternated; cells give the median TPS, its "
+        f"Then every configuration below ran {runs} times, alternated; cells give the median TPS, its "
         "range, and the median p95 latency in ms.", "",
         "Durability held in every configuration, as the production purpose says: "
         "innodb_flush_log_at_trx_commit=1, binary log on with sync_binlog=1, doublewrite on. "

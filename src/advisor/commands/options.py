@@ -14,7 +14,7 @@ MACHINE = "Host and network facts"
 OUT = "Output"
 RULES = "Rules"
 
-Host = Annotated[Optional[str], typer.Option("--host", "-h", help="Server host name or IP address, or a Percona DSN (h=db1,P=3306,u=app,S=SOCKET,F=OPTION-FILE).", rich_help_panel=CONN)]
+Host = Annotated[Optional[str], typer.Option("--host", "-h", help="Server host name or IP address, or a Percona DSN such as h=db1,P=3306,u=app (keys h, P, u, p, S, F).", rich_help_panel=CONN)]
 Port = Annotated[Optional[int], typer.Option("--port", "-P", help="TCP port (default 3306).", rich_help_panel=CONN)]
 Socket = Annotated[Optional[str], typer.Option("--socket", "-S", help="Unix socket path (default for localhost without --port).", rich_help_panel=CONN)]
 User = Annotated[Optional[str], typer.Option("--user", "-u", help="User name (default: option file, then $USER).", rich_help_panel=CONN)]
