@@ -10,6 +10,7 @@ rate entries are judged over a sampled interval while a loop keeps producing the
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -232,7 +233,43 @@ def test_innodb_group(mariadb_factory):
     for i in range(120):
         _deadlock(db)
     c.close()
-    _fired(_audit(db), GROUPS["innodb"])
+    with _queued_row_lock_waits(db, waiters=12):  # a gauge: the audit reads it while twelve sessions wait
+        report = _audit(db)
+    _fired(report, GROUPS["innodb"])
+
+
+@contextlib.contextmanager
+def _queued_row_lock_waits(db, waiters: int):
+    """`waiters` sessions blocked on one row (innodb_lock_wait_timeout is 20 s) until the block ends: they
+    are waiting, by the server's own count, before it is entered."""
+    holder = _connect(db, database="w")
+    _run(holder, "START TRANSACTION", "UPDATE hot SET v = v + 1 WHERE id = 1")
+    conns = [_connect(db, database="w") for _ in range(waiters)]
+
+    def wait(w) -> None:
+        try:
+            _run(w, "UPDATE hot SET v = v + 1 WHERE id = 1")
+        except pymysql.err.OperationalError:
+            pass  # 1205 lock wait timeout: only if the block outlived innodb_lock_wait_timeout
+
+    threads = [threading.Thread(target=wait, args=(w,)) for w in conns]
+    for t in threads:
+        t.start()
+    try:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            now = int(db.query("SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_current_waits'")[0][1])
+            if now >= waiters:
+                break
+            time.sleep(0.05)
+        assert now >= waiters, f"only {now} of {waiters} sessions were waiting for the row lock after 15 s"
+        yield
+    finally:
+        _run(holder, "COMMIT")
+        for t in threads:
+            t.join()
+        for x in [holder, *conns]:
+            x.close()
 
 
 def _row_lock_waits(db, waiters: int, hold: float) -> None:
@@ -274,3 +311,42 @@ def _deadlock(db) -> None:
         _run(x, "ROLLBACK")
         x.close()
     assert errors, "no deadlock"
+
+
+# ---------------------------------------------------------------- prepared statements (binary protocol)
+
+def test_prepared_group(mariadb_factory):
+    """sysbench executes server-side prepared statements (COM_STMT_EXECUTE, which PyMySQL's text protocol
+    cannot send) while another session alters the table they read: each change makes every prepared
+    statement on it be prepared again at its next execution. A fixed number of events at a bounded rate,
+    not a duration."""
+    import subprocess
+
+    db = mariadb_factory()
+    db.query("CREATE DATABASE sbtest")
+    base = ["sysbench", "oltp_point_select", "--mysql-host=127.0.0.1", f"--mysql-port={db.port}", "--mysql-user=root",
+            "--mysql-password=", "--mysql-db=sbtest", "--tables=1", "--table-size=1000", "--db-ps-mode=auto"]
+    subprocess.run(base + ["prepare"], capture_output=True, check=True, timeout=120)
+    stop = threading.Event()
+
+    def alter() -> None:
+        c = _connect(db)
+        i = 0
+        while not stop.is_set():
+            _run(c, f"ALTER TABLE sbtest.sbtest1 COMMENT = 'change {i}'")
+            i += 1
+        c.close()
+
+    worker = threading.Thread(target=alter)
+    worker.start()
+    try:
+        # at most 3,000 executions a second (sysbench's --rate), so that the alterations keep pace on a busy machine
+        p = subprocess.run(base + ["--threads=2", "--time=0", "--events=15000", "--rate=3000", "run"], capture_output=True,
+                           text=True, timeout=300)
+    finally:
+        stop.set()
+        worker.join()
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    got = dict(db.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_stmt_execute', 'Com_stmt_reprepare')"))
+    print("\n", got)
+    _fired(_audit(db), GROUPS["prepared"])
