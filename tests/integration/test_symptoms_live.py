@@ -350,3 +350,49 @@ def test_prepared_group(mariadb_factory):
     got = dict(db.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_stmt_execute', 'Com_stmt_reprepare')"))
     print("\n", got)
     _fired(_audit(db), GROUPS["prepared"])
+
+
+# ---------------------------------------------------------------- a replica of a throwaway source
+
+def test_replica_group(mariadb_factory):
+    """A second throwaway server replicating from the first: a statement-based temporary table the source's
+    session keeps open is held by the replica's SQL thread, and a replicated update that meets a row lock
+    a local session holds on the replica times out (innodb_lock_wait_timeout = 1) and is retried."""
+    source = mariadb_factory(options={"log-bin": "binlog", "server-id": "1", "binlog-format": "STATEMENT"})
+    replica = mariadb_factory(options={"server-id": "2", "innodb-lock-wait-timeout": "1",
+                                       "slave-transaction-retries": "30"})
+    src = _connect(source)
+    _run(src, "CREATE DATABASE w", "CREATE TABLE w.r (id INT PRIMARY KEY, v INT) ENGINE=InnoDB",
+         "INSERT INTO w.r VALUES (1, 0)")
+    rep = _connect(replica)
+    _run(rep, f"CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = {source.port}, MASTER_USER = 'root', "
+              "MASTER_PASSWORD = '', MASTER_USE_GTID = no, MASTER_LOG_FILE = 'binlog.000001', MASTER_LOG_POS = 4",
+         "START SLAVE")
+
+    def status(name: str) -> int:
+        return int(dict(replica.query(f"SHOW GLOBAL STATUS LIKE '{name}'")).get(name, 0))
+
+    def until(what: str, ok) -> None:
+        deadline = time.monotonic() + 30
+        while not ok() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert ok(), f"the replica did not reach {what} in 30 s: " + repr(replica.query("SHOW SLAVE STATUS"))
+
+    until("the source's table", lambda: replica.query("SELECT COUNT(*) FROM information_schema.TABLES "
+                                                      "WHERE TABLE_SCHEMA = 'w' AND TABLE_NAME = 'r'")[0][0] == 1)
+    temp = _connect(source)  # its temporary table lives as long as this session
+    _run(temp, "CREATE TEMPORARY TABLE w.scratch (id INT)", "INSERT INTO w.scratch VALUES (1)")
+    until("an open temporary table", lambda: status("Slave_open_temp_tables") >= 1)
+    holder = _connect(replica)
+    _run(holder, "START TRANSACTION", "SELECT v FROM w.r WHERE id = 1 FOR UPDATE")
+    _run(src, "UPDATE w.r SET v = v + 1 WHERE id = 1")
+    until("a retried transaction", lambda: status("Slave_retried_transactions") >= 1)
+    _run(holder, "COMMIT")
+    until("the update applied", lambda: replica.query("SELECT v FROM w.r WHERE id = 1")[0][0] == 1)
+    try:
+        _fired(_audit(replica), GROUPS["replica"])
+    finally:
+        for c in (holder, temp, src):
+            c.close()
+        _run(rep, "STOP SLAVE")
+        rep.close()
