@@ -398,3 +398,23 @@ def test_replica_group(mariadb_factory):
             c.close()
         _run(rep, "STOP SLAVE")
         rep.close()
+
+
+# ---------------------------------------------------------------- a fragmented query cache
+
+def test_qcache_group(mariadb_factory):
+    """150 cached results, one per table, then every other table changed: each freed result leaves a free
+    fragment between two cached ones, the most fragmented a query cache gets (a quarter of its blocks)."""
+    db = mariadb_factory(options={"query-cache-type": "1", "query-cache-size": "2M"})
+    c = _connect(db)
+    _run(c, "CREATE DATABASE q", "USE q")
+    for i in range(150):
+        _run(c, f"CREATE TABLE t{i} (id INT PRIMARY KEY, b VARCHAR(100)) ENGINE=InnoDB",
+             f"INSERT INTO t{i} SELECT seq, REPEAT('x', 50) FROM seq_1_to_{1 + i % 7 * 3}")
+    for i in range(150):
+        _run(c, f"SELECT * FROM t{i}")
+    for i in range(0, 150, 2):
+        _run(c, f"UPDATE t{i} SET b = 'y' WHERE id = 1")
+    print("\n", db.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Qcache_free_blocks', 'Qcache_total_blocks')"))
+    c.close()
+    _fired(_audit(db), GROUPS["qcache"])
