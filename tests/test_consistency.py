@@ -75,10 +75,6 @@ KNOWN: dict[tuple[str, str, str, str], str] = {
     ("a", "*", "production", "binlog-retention-short passed (var.binlog_expire_logs_seconds is absent"):
         "not a contradiction: binlog-retention-short leaves expire_logs_days = 0 (never purged) to "
         "binlog-never-purged, and its pass reason names that 0; the check reads only the comparison's direction",
-    # issue 23 §1 extended the catalogue to MySQL 5.6 / 5.7 and MariaDB 10.4; MariaDB 11.x has no generated data
-    ("d", "set:mariadb-11.4", "*", "risky-lock-wait-timeout-very-long: lock_wait_timeout = 3600: not in the variable catalogue"): "catalogue gap: "
-        "lock_wait_timeout is not catalogued for MariaDB 11.x (no 11.x source tree could be read); the value "
-        "recommended exists there but is unchecked",
 }
 
 

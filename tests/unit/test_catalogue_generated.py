@@ -137,10 +137,20 @@ def test_generated_mariadb_window_is_honest():
     assert K.exists_on("innodb_log_file_mmap", "mariadb", "10.6.18") is None
     problems = K.check_setting("innodb_log_file_mmap", "ON", "mariadb", "10.6.18")
     assert problems and "catalogued for MariaDB >=10.4.12,<10.5 and >=10.11.0,<10.12 only" in problems[0]
-    # one both have existed in between (existence only: no default is claimed there)
+    # one both have existed in between; the 10.6 snapshot's help table (between 10.6.1 and 10.6.13) shows 0
+    # as 10.4.12 and 10.11.19 do: the default holds across by continuity
     assert K.exists_on("binlog_commit_wait_count", "mariadb", "10.6.18") is True
-    assert K.default_for("binlog_commit_wait_count", "mariadb", "10.6.18") is None
+    assert K.default_for("binlog_commit_wait_count", "mariadb", "10.6.18") == "0"
     assert K.default_for("binlog_commit_wait_count", "mariadb", "10.4.12") == "0"
+    # the snapshot shows OFF as 10.4.12 does, 10.11.19 shows ON (changed in 10.10): OFF up to the snapshot,
+    # nothing claimed after it (where between 10.6.x and 10.11 it changed is not in these sources)
+    assert K.default_for("explicit_defaults_for_timestamp", "mariadb", "10.5.15") == "OFF"
+    assert K.exists_on("explicit_defaults_for_timestamp", "mariadb", "10.6.18") is True
+    assert K.default_for("explicit_defaults_for_timestamp", "mariadb", "10.6.18") is None
+    # the help table does not show slave_parallel_mode's default (10.11.19 prints conservative, defaults to
+    # optimistic): no snapshot value is taken for it
+    assert K.default_for("slave_parallel_mode", "mariadb", "10.6.18") is None
+    assert K.default_for("slave_parallel_mode", "mariadb", "11.4.4") is None
     # a curated entry keeps its own ranges
     assert K.exists_on("innodb_log_files_in_group", "mariadb", "10.6.18") is False
 

@@ -301,6 +301,10 @@ DERIVED_GAPS = {
         "persist_sensitive_variables_in_plaintext": "refman 8.0 lifecycle: added in 8.0.29",
     },
     "mariadb-10.6": {"version_source_revision": "a build hash: the derived set dropped it rather than invent one"},
+    "mariadb-11.4": {"histogram_type": "the derived set carries 10.11.19's DOUBLE_PREC_HB over; the 11.4 snapshot's "
+                                       "mysqld--help.result (sources/PROVENANCE.md) shows JSON_HB",
+                     "session_track_system_variables": "the derived set carries 10.11.19's list over; the 11.4 "
+                                                       "snapshot's help adds redirect_url (the 11.3 variable)"},
     "mysql-8.0.36": {"build_id": "refman 8.0 lifecycle: added in 8.0.31 (Linux builds); the set dropped it as Percona's"},
     "mysql-8.4": {
         "build_id": "refman 8.4 system variable reference lists it; the set dropped it as Percona's",

@@ -76,11 +76,13 @@ def test_adapt_drops_what_the_target_does_not_have():
     q, why = adapt_to_target(P("no_such_variable_x", "1"), "mysql", Version(8, 0, 36), 2, CAT)
     assert q is None and "not in the variable catalogue" in why
     # one the catalogue does not cover on this release but the server shows is an option it knows (issue 23)
-    # (MariaDB 11.x: no generated data; MySQL 5.7 is catalogued since issue 23 §1)
+    # (MariaDB 11.x past 11.4.7: no generated data; MySQL 5.7 and MariaDB 11.4.4-11.4.7 are catalogued)
     assert adapt_to_target(P("lock_wait_timeout", "3600"), "mysql", Version(5, 7, 44), 2, CAT)[0] is not None
-    q, why = adapt_to_target(P("lock_wait_timeout", "3600"), "mariadb", Version(11, 4, 4), 2, CAT, {"lock_wait_timeout"})
-    assert q is not None and q.value == "3600" and "the server shows it" in why and "not checked" in why
     q, why = adapt_to_target(P("lock_wait_timeout", "3600"), "mariadb", Version(11, 4, 4), 2, CAT)
+    assert q is not None and q.value == "3600" and "not checked" not in why
+    q, why = adapt_to_target(P("lock_wait_timeout", "3600"), "mariadb", Version(11, 8, 2), 2, CAT, {"lock_wait_timeout"})
+    assert q is not None and q.value == "3600" and "the server shows it" in why and "not checked" in why
+    q, why = adapt_to_target(P("lock_wait_timeout", "3600"), "mariadb", Version(11, 8, 2), 2, CAT)
     assert q is None and "does not know" in why
     q, why = adapt_to_target(P("log_bin", "ON"), "mysql", Version(8, 0, 36), 2, CAT)
     assert q is None and "file name" in why

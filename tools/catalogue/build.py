@@ -6,6 +6,10 @@
 Inputs (tools/catalogue/sources/, provenance in PROVENANCE.md there):
   MariaDB 10.11.19  mariadb-10.11.19-system-variables.json   information_schema.SYSTEM_VARIABLES, recorded
                     mariadb-10.11.19-help-variables.tsv       mariadbd --no-defaults --verbose --help
+  MariaDB 10.4.12   mariadb-10.4.12-system-variables.tsv      sysvars_*.result + mysqld--help.result of a tree
+  MariaDB 10.6, 11.4 mariadb-1*-snapshot-help-variables.tsv   mysqld--help.result of source snapshots (bracketed)
+  MySQL 5.6 / 5.7,  mysql-5.*-*.tsv, percona-5.7.22-*.tsv     help result, sys_vars.cc, ha_innodb.cc of trees
+  Percona 5.7.22
   MySQL 8.0.41      mysql-8.0.41-help-options.tsv             mysqld--help-notwin.result (server options)
                     mysql-8.0.41-innodb-sysvars.tsv           ha_innodb.cc (InnoDB variables)
   MySQL 8.0 / 8.4   mysql-8.0-refman-added-deprecated-removed.tsv, mysql-8.4-refman-added-deprecated-removed.tsv
@@ -41,6 +45,10 @@ MID_MYSQL80 = ("8.0.27", "8.0.32")  # 8.0 trees read for second sightings of 8.0
 MARIADB_104 = ">=10.4.12,<10.5"  # the 10.4.12 mysql-test results: existence and defaults there
 MARIADB_BETWEEN = ">=10.5.0,<10.11.0"  # no source read: a variable 10.4.12 and 10.11.19 both have existed in between
 MARIADB_BOTH = ">=10.4.12,<10.5 || >=10.11.0,<10.12"  # a variable one of the two has: known there, not in between
+# mysql-test/main/mysqld--help.result of two MariaDB source snapshots whose release is bracketed, not pinned
+# (sources/PROVENANCE.md): (label, first release it can be, first release it cannot be)
+MDB_SNAPSHOTS = {"10.6": ("10.6-snapshot", (10, 6, 1), (10, 6, 13)), "11.4": ("11.4-snapshot", (11, 4, 4), (11, 4, 8))}
+PERCONA57 = "5.7.22"  # the Percona Server 5.7 tree read (5.7.22-22)
 # What the 10.4.12 results leave out (their WHERE clauses): not seen there does not mean absent.
 _MDB104_UNSEEN_PREFIX = ("debug", "wsrep", "s3_")
 _MDB104_UNSEEN = {"log_tc_size", "innodb_version", "innodb_disallow_writes", "innodb_numa_interleave",
@@ -61,6 +69,9 @@ URL = {
     "mysql-5.7.22": "https://github.com/hwCloudRDS/mysql-5.7/tree/11250ebaffaa99c3e1a485f856072582d1692db6",
     "mysql-5.7.41": "https://github.com/adofsauron/mysql-5.7.41-dev/tree/a5933a0c0a8148c1e28bfa7420e8a5b721215748/origin/mysql-5.7.41",
     "mdb-10.4.12": "https://github.com/NathanYu17724/MariaDB/tree/4bed139c39a77d6cd0616fed593a2027270840d0/mysql-test/suite/sys_vars/r",
+    "mdb-10.6-snapshot": "https://github.com/Olernov/server/blob/9fbf1db59089e56c3b0880abe3b01bff24f91957/mysql-test/main/mysqld--help.result",
+    "mdb-11.4-snapshot": "https://github.com/DeanKamali/server/blob/917c99f13d22149832e78c1cf43e91df09e49ad4/mysql-test/main/mysqld--help.result",
+    "percona-5.7.22": "https://github.com/gaopengcarl/percona-server-locks-detail-5.7.22/tree/2f8823f2d6548193fc07f76d675decb2a48d103e",
 }
 
 # Values that describe the machine or the recording, not a compiled-in default.
@@ -118,6 +129,13 @@ def load_inputs() -> dict[str, Any]:
                         "inno": {r["name"]: r for r in tsv_rows(_read(f"mysql-{rel}-innodb-sysvars.tsv")) if r["build"] == "release"}}
                   for rel in MID_MYSQL80},
         "mdb104": {r["VARIABLE_NAME"]: r for r in tsv_rows(_read("mariadb-10.4.12-system-variables.tsv"))},
+        "mdb_snap": {line: {r["option"].replace("-", "_"): r["value"]
+                            for r in tsv_rows(_read(f"mariadb-{label}-help-variables.tsv"))}
+                     for line, (label, _lo, _hi) in MDB_SNAPSHOTS.items()},
+        "percona57": {"help": {r["option"].replace("-", "_"): r["value"] for r in tsv_rows(_read(f"percona-{PERCONA57}-help-options.tsv"))},
+                      "sys": {r["name"]: r for r in tsv_rows(_read(f"percona-{PERCONA57}-sys-vars.tsv"))},
+                      "inno": {r["name"]: r for r in tsv_rows(_read(f"percona-{PERCONA57}-innodb-sysvars.tsv"))
+                               if r["build"] == "release"}},
     }
 
 
@@ -294,7 +312,136 @@ def build_mariadb(inp: dict[str, Any]) -> dict[str, dict[str, Any]]:
         e["versions"] = [ver, mid] + e["versions"]
         e["coverage"] = {"mariadb": ">=10.4.12,<10.12"}
         e["src"] = e["src"] + ["mdb-10.4.12"]
+    mariadb_snapshots(out, inp)
     return dict(sorted(out.items()))
+
+
+# mysqld--help.test rewrites these numbers for 32-bit builds (4294967295 -> 18446744073709551615 and so on),
+# also where a 64-bit server prints the smaller one (max_password_errors is 4294967295 on 10.11.19): ambiguous
+_HELP_REWRITTEN = {"18446744073709551615", "9223372036853727232", "262144", "18446744073709547520"}
+# set by the bootstrap command the help test runs (--core-file, --console, --disable-getopt-prefix-matching):
+# the snapshots print TRUE / FALSE where the 10.11.19 binary prints its defaults
+_MDB_BOOTSTRAP = {"core_file", "console", "getopt_prefix_matching"}
+
+
+def _help_unfaithful(inp: dict[str, Any]) -> set[str]:
+    """Variables whose help-table value is not the server's default on 10.11.19 (its own help table against
+    its information_schema DEFAULT_VALUE: slave_parallel_mode, optimizer_switch, aria_checkpoint_interval, ...):
+    a snapshot's help value is not taken as their default."""
+    out = set()
+    helped = {k.replace("-", "_"): v for k, v in inp["mdb_help"].items()}
+    for name, v in inp["mdb"]["variables"].items():
+        if name in helped:
+            h = helped[name]
+            if v["VARIABLE_TYPE"] == "BOOLEAN":
+                h = {"TRUE": "ON", "FALSE": "OFF"}.get(h, h)
+            if h != ("" if v["DEFAULT_VALUE"] is None else str(v["DEFAULT_VALUE"])):
+                out.add(name)
+    return out
+
+
+def _snap_default(name: str, help_value: str, e: dict[str, Any], inp: dict[str, Any]) -> Any:
+    """A snapshot's help-table value as the variable's default, read as the 10.4.12 help values are
+    (_mdb104_default), with the type the 10.11.19 recording or the 10.4.12 results give; None when not usable
+    (a value the help does not print faithfully, or one the test rewrites)."""
+    v = inp["mdb"]["variables"].get(name) or inp["mdb104"].get(name)
+    if v is None or name in inp["help_unfaithful"] or name in _MDB_BOOTSTRAP or help_value in _HELP_REWRITTEN:
+        return None
+    vtype = v["VARIABLE_TYPE"]
+    if vtype == "BOOLEAN":
+        help_value = {"TRUE": "ON", "FALSE": "OFF"}.get(help_value, help_value)
+    if "MYSQL_" in help_value:
+        return None
+    allowed = (v.get("ENUM_VALUE_LIST") or "").lower().split(",") if v.get("ENUM_VALUE_LIST") not in (None, "", "NULL") else None
+    if vtype in ("ENUM", "SET", "BOOLEAN") and allowed and help_value and \
+            not all(x in allowed for x in help_value.lower().split(",")):
+        return None  # not a value of the type the 10.11.19 / 10.4.12 sources give (the type changed in between)
+    row = {"VARIABLE_NAME": name, "VARIABLE_TYPE": vtype, "VARIABLE_SCOPE": v["VARIABLE_SCOPE"],
+           "DEFAULT_VALUE": help_value, "DEFAULT_FROM": "help"}
+    v1011 = next((x for x in e["versions"] if x["range"] == MARIADB_RANGE), None)
+    return _mdb104_default(row, {"versions": [v1011]} if v1011 is not None else None)
+
+
+def _entry_default(e: dict[str, Any], rng: str) -> Any:
+    x = next((x for x in e["versions"] if x["range"] == rng), None)
+    return None if x is None else x.get("default")
+
+
+def _join(versions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Neighbouring entries that say the same, joined."""
+    out: list[dict[str, Any]] = []
+    for x in versions:
+        if out and {k: v for k, v in out[-1].items() if k != "range"} == {k: v for k, v in x.items() if k != "range"} \
+                and "||" not in out[-1]["range"] and out[-1]["range"].split(",")[-1][1:] == x["range"].split(",")[0][2:]:
+            out[-1] = dict(out[-1], range=out[-1]["range"].split(",")[0] + "," + x["range"].split(",")[1])
+        else:
+            out.append(x)
+    return out
+
+
+def mariadb_snapshots(out: dict[str, dict[str, Any]], inp: dict[str, Any]) -> None:
+    """The two bracketed source snapshots (their mysqld--help.result "Variables" tables) over the 10.4.12 /
+    10.11.19 entries. A help row is taken for a name the recording or the 10.4.12 results know as a variable
+    (the help lists startup options too). 10.6 (a snapshot between 10.6.1 and 10.6.13): the continuity the
+    other trees use; 10.4.12's default holds up to the snapshot (from 10.5.0 to 10.6.1) when the snapshot shows
+    the same, the snapshot's from 10.6.13 to 10.11 when 10.11.19 shows the same, and across when all three agree;
+    a variable the snapshot and one of the two trees have existed in between. 11.4 (a snapshot between 11.4.4
+    and 11.4.8, no later tree read): its existence and defaults for 11.4.4-11.4.7."""
+    inp["help_unfaithful"] = _help_unfaithful(inp)
+    _label6, lo6, hi6 = MDB_SNAPSHOTS["10.6"]
+    snap6 = inp["mdb_snap"]["10.6"]
+    r104, r1011 = MARIADB_104, MARIADB_RANGE
+    for name, e in out.items():
+        if name not in snap6:
+            continue
+        in104 = any(x["range"] == r104 for x in e["versions"])
+        in1011 = any(x["range"] == r1011 for x in e["versions"])
+        d6 = _snap_default(name, snap6[name], e, inp)
+        d4 = _entry_default(e, r104) if in104 else None
+        d11 = _entry_default(e, r1011) if in1011 else None
+        if in104 and in1011:  # the existence-only stretch 10.5.0-10.11.0 gets the defaults continuity gives
+            i = next(i for i, x in enumerate(e["versions"]) if x["range"] == MARIADB_BETWEEN)
+            mid = {k: v for k, v in e["versions"][i].items() if k != "range"}
+            segs = [(f">=10.5.0,<{_s(lo6)}", d4 if d4 is not None and d4 == d6 else None),
+                    (f">={_s(lo6)},<{_s(hi6)}", d6 if d6 is not None and d4 == d6 == d11 else None),
+                    (f">={_s(hi6)},<10.11.0", d6 if d6 is not None and d6 == d11 else None)]
+            new = []
+            for rng, d in segs:
+                x = dict(mid, range=rng)
+                if d is not None:
+                    x["default"] = d
+                new.append(x)
+            e["versions"] = e["versions"][:i] + _join(new) + e["versions"][i + 1:]
+        elif in1011:  # not in 10.4.12: it exists from the snapshot on (10.6.13 at the latest)
+            x = {"flavors": ["mariadb"], "range": f">={_s(hi6)},<10.11.0"}
+            if d6 is not None and d6 == d11:
+                x["default"] = d6
+            i = next(i for i, x in enumerate(e["versions"]) if x["range"] == r1011)
+            e["versions"].insert(i, x)
+            e["coverage"] = {"mariadb": f"{r104} || >={_s(hi6)},<10.12"}
+        elif in104:  # not in 10.11.19: it exists up to the snapshot (10.6.1 at least)
+            x = {"flavors": ["mariadb"], "range": f">=10.5.0,<{_s(lo6)}"}
+            if d4 is not None and d4 == d6:
+                x["default"] = d4
+            i = next(i for i, x in enumerate(e["versions"]) if x["range"] == r104)
+            e["versions"].insert(i + 1, x)
+            e["coverage"] = {"mariadb": f">=10.4.12,<{_s(lo6)} || {r1011}"}
+        else:
+            continue
+        e["src"] = e["src"] + ["mdb-10.6-snapshot"]
+    _label11, lo11, hi11 = MDB_SNAPSHOTS["11.4"]
+    snap11 = inp["mdb_snap"]["11.4"]
+    rng11 = f">={_s(lo11)},<{_s(hi11)}"
+    for name, e in out.items():
+        if name not in snap11:
+            continue
+        x: dict[str, Any] = {"flavors": ["mariadb"], "range": rng11}
+        d = _snap_default(name, snap11[name], e, inp)
+        if d is not None:
+            x["default"] = d
+        e["versions"] = e["versions"] + [x]
+        e["coverage"] = {"mariadb": e["coverage"]["mariadb"] + f" || {rng11}"}
+        e["src"] = e["src"] + ["mdb-11.4-snapshot"]
 
 
 # ------------------------------------------------------------------------------------ MySQL
@@ -845,7 +992,74 @@ def build_mysql(inp: dict[str, Any]) -> dict[str, dict[str, Any]]:
             e = old_only_entry(name, rows, inp)
             if e is not None:
                 out[name] = e
+    percona57_versions(out, inp)
     return dict(sorted(out.items()))
+
+
+def percona57_names(inp: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """name -> row ({"sys"|"inno"|"help": ...}) of the Percona Server 5.7.22 tree, by the rule the MySQL trees use."""
+    src = inp["percona57"]
+    names = set(src["sys"]) | set(src["inno"]) | {n for n in src["help"] if n.startswith("myisam_") and n in inp["mysql57"]}
+    return {n: {k: src[k][n] for k in ("sys", "inno", "help") if n in src[k]} for n in sorted(names)
+            if not (n in inp["excluded"] or is_plugin(n) or n.startswith(_OLD_NOT_VARS) or "debug" in n)}
+
+
+def percona57_versions(out: dict[str, dict[str, Any]], inp: dict[str, Any]) -> None:
+    """Percona Server 5.7 entries from its 5.7.22-22 tree. Percona Server follows MySQL: a variable the tree
+    and MySQL's 5.7.41 tree (or the 5.7.44 capture) both have exists from 5.7.22 to the end of 5.7, with the
+    tree's default there when MySQL 5.7.41 shows the same (the next tree read), else for 5.7.22 only; one
+    only Percona's tree has (XtraDB's, Percona's features) is known at 5.7.22 only."""
+    fixes = inp["default_fixes"]
+    for name, row in percona57_names(inp).items():
+        e = out.get(name)
+        mysql_rows = inp["old_names"].get(name, {})
+        if e is None:
+            unit, enum = old_unit(name, {"5.7.41": row}, inp)
+            scope, dyn = old_flags(name, row)
+            if scope is None:
+                mdb = inp["mdb"]["variables"].get(name)
+                scope, dyn = (_MDB_SCOPE[mdb["VARIABLE_SCOPE"]], mdb["READ_ONLY"] == "NO") if mdb else ("both", True)
+            e = {"unit": unit, "scope": scope, "dynamic": bool(dyn)}
+            if enum:
+                e["enum"] = enum
+            e.update({"covered": [], "coverage": {}, "src": [], "versions": [],
+                      "note": "in the Percona Server 5.7.22 tree, not in the MySQL sources read"})
+            out[name] = e
+        unit = e["unit"]
+        d = old_default(name, row, unit, fixes)
+        scope, dyn = old_flags(name, row)
+        later = "5.7.41" in mysql_rows or (name in inp["mysql57"] and "5.7.22" in mysql_rows)
+        d41 = old_default(name, mysql_rows["5.7.41"], unit, fixes) if "5.7.41" in mysql_rows else None
+        segs = []
+        if later and d is not None and d == d41:
+            segs.append(((5, 7, 22), (8, 0, 0), d))
+        elif later:
+            segs += [((5, 7, 22), (5, 7, 23), d), ((5, 7, 23), (8, 0, 0), None)]
+        else:
+            segs.append(((5, 7, 22), (5, 7, 23), d))
+        versions = []
+        for a, b, dv in segs:
+            x: dict[str, Any] = {"flavors": ["percona"], "range": f">={_s(a)},<{_s(b)}"}
+            if dv is not None:
+                x["default"] = dv
+            if scope is not None and scope != e["scope"]:
+                x["scope"] = scope
+            if dyn is not None and dyn != e["dynamic"]:
+                x["dynamic"] = dyn
+            if row.get("sys", {}).get("deprecated") == "yes":
+                x["deprecated"] = True
+            versions.append(x)
+        window = f">={_s(segs[0][0])},<{_s(segs[-1][1])}"
+        e["versions"] = e["versions"] + versions
+        if "percona" not in e["covered"]:
+            e["covered"] = e["covered"] + ["percona"]
+            e["coverage"] = dict(e["coverage"], percona=window)
+        else:
+            prev = e["coverage"]["percona"]
+            end = window.split(",<")[1]
+            joined = (window.split(",")[0] + "," + prev.split(",", 1)[1]) if prev.startswith(f">={end},") else None
+            e["coverage"] = dict(e["coverage"], percona=joined or window + " || " + prev)
+        e["src"] = e["src"] + ["percona-5.7.22"]
 
 
 # ------------------------------------------------------------------------------------ output
@@ -899,8 +1113,11 @@ def build() -> dict[str, str]:
     _validate("mysql", my)
     return {
         "generated-mariadb.json": render("mariadb", mdb, ["mariadb-10.11.19-system-variables.json",
-                                                          "mariadb-10.4.12-system-variables.tsv", "units.tsv"]),
-        "generated-mysql.json": render("mysql", my, sorted(p.name for p in SOURCES.glob("mysql-*.tsv")) + [
+                                                          "mariadb-10.4.12-system-variables.tsv",
+                                                          "mariadb-10.6-snapshot-help-variables.tsv",
+                                                          "mariadb-11.4-snapshot-help-variables.tsv", "units.tsv"]),
+        "generated-mysql.json": render("mysql", my, sorted(p.name for p in SOURCES.glob("mysql-*.tsv")) +
+                                       sorted(p.name for p in SOURCES.glob("percona-*.tsv")) + [
             "units.tsv", "excluded.tsv", "tests/fixtures/flavors/percona-8.0/variables.json",
             "tests/fixtures/flavors/mysql-8.4/variables.json", "tests/fixtures/flavors/mysql-5.7/variables.json"]),
     }

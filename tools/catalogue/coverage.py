@@ -26,13 +26,15 @@ RELEASES = [
     ("mysql", "8.0.36", "8.0.32 tree"),
     ("mysql", "8.0.41", "8.0.41 tree"),
     ("mysql", "8.4.3", "8.4 manual (no defaults)"),
-    ("percona", "5.7.44", "none (curated entries only)"),
+    ("percona", "5.7.22", "5.7.22-22 tree"),
+    ("percona", "5.7.44", "5.7.22-22 tree, to 5.7's end where MySQL 5.7.41 agrees"),
     ("percona", "8.0.32", "8.0.32 capture (existence), MySQL 8.0.41 defaults from 8.0.41"),
     ("percona", "8.4.5", "8.4.5 capture (existence)"),
     ("mariadb", "10.4.12", "10.4.12 mysql-test results"),
-    ("mariadb", "10.6.18", "10.4.12 + 10.11.19: existence by continuity only"),
+    ("mariadb", "10.5.15", "10.4.12 tree + 10.6 snapshot: continuity"),
+    ("mariadb", "10.6.18", "10.6 snapshot (10.6.1-10.6.12) + 10.4.12 / 10.11.19: continuity"),
     ("mariadb", "10.11.19", "10.11.19 recording"),
-    ("mariadb", "11.4.4", "none (curated entries only)"),
+    ("mariadb", "11.4.4", "11.4 snapshot (11.4.4-11.4.7): help table only"),
 ]
 
 

@@ -1,7 +1,9 @@
-"""Write the extracts of the older releases (MySQL 5.6 / 5.7, MariaDB 10.4) into sources/ from source trees
-brought onto this machine with the `fetch` tool (git directories; provenance in sources/PROVENANCE.md).
+"""Write the extracts of the older releases (MySQL 5.6 / 5.7, Percona Server 5.7, MariaDB 10.4) into sources/
+from source trees brought onto this machine with the `fetch` tool (git directories; provenance in
+sources/PROVENANCE.md), and the MariaDB help-table extracts from result text saved from the search index.
 
     .venv/bin/python -m tools.catalogue.extract_old /work/.mirror
+    .venv/bin/python -m tools.catalogue.extract_old --mariadb-help LABEL FILE   # a saved mysqld--help.result
 
 Each extract holds facts (names, scopes, flags, defaults, limits), not a copy of the source. The build
 (tools/catalogue/build.py) reads only the extracts; this tool is needed only to re-extract.
@@ -31,6 +33,17 @@ MYSQL80_TREES = [
 MARIADB_TREES = [
     ("mariadb-10.4.12", "NathanYu17724+MariaDB", "", "4bed139c39a77d6cd0616fed593a2027270840d0"),
 ]
+# Percona Server 5.7 (VERSION 5.7.22-22): a study copy whose owner added two variables named gaopeng* (its README)
+PERCONA57_TREES = [
+    ("percona-5.7.22", "gaopengcarl+percona-server-locks-detail-5.7.22", "", "2f8823f2d6548193fc07f76d675decb2a48d103e"),
+]
+PERCONA_VENDOR_ONLY = re.compile(r"^(innodb[-_])?gaopeng[-_]")
+# MariaDB mysqld--help.result "Variables" tables read page by page with the search tool's read_file and saved
+# as text (the index stores single files of forks of MariaDB/server, not whole trees; PROVENANCE.md)
+MARIADB_HELP_FILES = {
+    "10.6-snapshot": "olernov-9fbf1db-mysqld--help.result.variables",
+    "11.4-snapshot": "deankamali-917c99f-mysqld--help.result.variables",
+}
 # Options the Huawei Cloud RDS trees add to upstream MySQL (not in any MySQL release).
 VENDOR_ONLY = re.compile(r"^(rds[-_]|combine[-_]engine[-_]log[-_]flush[-_]threshold|extra[-_]max[-_]connections|extra[-_]port|innodb[-_]cleaner[-_]real[-_]time)")
 
@@ -241,8 +254,50 @@ def _tsv(path: Path, head: str, cols: list[str], rows: list[dict[str, str]]) -> 
     print(f"wrote {path.name} ({len(rows)} rows)")
 
 
+def mariadb_help(label: str, text: str) -> None:
+    """mariadb-<label>-help-variables.tsv from the text of a mysql-test/main/mysqld--help.result (whole or its
+    "Variables" section)."""
+    rows = [{"option": n, "value": v} for n, v in help_table(text)]
+    _tsv(SOURCES / f"mariadb-{label}-help-variables.tsv",
+         f"mariadbd --verbose --help of a MariaDB {label.replace('-snapshot', '')} source snapshot as recorded by\n"
+         "mysql-test/main/mysqld--help.result (PROVENANCE.md: repository, commit, the releases it lies between).\n"
+         "value: the 'Variables (--variable-name=value)' column ('' for '(No default value)'); the test runs with\n"
+         "--symbolic-links=0 --log-bin=foo --lower-case-table-names=1 and mysql-test-run's bootstrap options.",
+         ["option", "value"], rows)
+
+
+def percona57(mirror: Path) -> None:
+    for pre, d, sub, commit in PERCONA57_TREES:
+        ver = pre.split("-")[1]
+        rows = [{"option": n, "value": v} for n, v in help_table(show(mirror, d, commit, sub + "mysql-test/r/mysqld--help-notwin.result"))
+                if not PERCONA_VENDOR_ONLY.match(n)]
+        _tsv(SOURCES / f"{pre}-help-options.tsv",
+             f"mysqld --verbose --help of Percona Server {ver}-22 as recorded by mysql-test/r/mysqld--help-notwin.result\n"
+             "(PROVENANCE.md). value: the 'Variables (--variable-name=value)' column ('' for '(No default value)'); the\n"
+             "test runs with mysql-test settings and filters machine-dependent rows. InnoDB is not in this test.",
+             ["option", "value"], rows)
+        sv = [r for r in sys_vars(show(mirror, d, commit, sub + "sql/sys_vars.cc")) if not PERCONA_VENDOR_ONLY.match(r["name"])]
+        _tsv(SOURCES / f"{pre}-sys-vars.tsv",
+             f"The Sys_var_* definitions of sql/sys_vars.cc of Percona Server {ver}-22 (PROVENANCE.md), columns as for the\n"
+             "MySQL 5.7 extracts. The copy's two added variables (gaopeng*) are dropped.",
+             ["name", "class", "scope", "read_only", "min", "max", "default", "default_known", "deprecated"], sv)
+        inn = [r for r in innodb_sysvars(show(mirror, d, commit, sub + "storage/innobase/handler/ha_innodb.cc"))
+               if not PERCONA_VENDOR_ONLY.match(r["name"])]
+        _tsv(SOURCES / f"{pre}-innodb-sysvars.tsv",
+             f"The InnoDB variables of storage/innobase/handler/ha_innodb.cc of Percona Server {ver}-22 (PROVENANCE.md),\n"
+             "columns as for the MySQL 5.7 extracts (XtraDB's own variables included).",
+             ["name", "type", "scope", "read_only", "build", "default", "default_known", "min", "max"], inn)
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--mariadb-help"]:  # --mariadb-help LABEL FILE
+        mariadb_help(argv[1], Path(argv[2]).read_text(encoding="utf-8"))
+        return 0
+    if argv[:1] == ["--percona"]:  # --percona [MIRROR]: the Percona Server 5.7 tree only
+        percona57(Path(argv[1] if len(argv) > 1 else "/work/.mirror"))
+        return 0
     mirror = Path(argv[0] if argv else "/work/.mirror")
+    percona57(mirror)
     for pre, d, sub, commit in MYSQL_TREES + MYSQL80_TREES:
         ver = pre.split("-")[1]
         rows = [{"option": n, "value": v} for n, v in help_table(show(mirror, d, commit, sub + "mysql-test/r/mysqld--help-notwin.result"))
