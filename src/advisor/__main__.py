@@ -115,6 +115,9 @@ def script() -> None:
             except BrokenPipeError:
                 pass
             os._exit(0)
+    from advisor import codecache
+
+    codecache.install()  # before the first dataclass is defined (advisor.codecache)
     from advisor import cli
 
     if key is not None:

@@ -279,6 +279,9 @@ def _exit(code: int) -> None:
             sys.stderr.flush()
         except (BrokenPipeError, ValueError):
             code = code or 0
+        from advisor import codecache
+
+        codecache.save()
         os._exit(code)
     sys.exit(code)
 

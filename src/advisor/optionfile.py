@@ -77,6 +77,8 @@ class OptionLine:
 
 @dataclass
 class OptionFile:
+    """One option file as read: its option lines, include directives and problems."""
+
     path: str
     options: list[OptionLine] = field(default_factory=list)
     includes: list[tuple[str, int, str]] = field(default_factory=list)  # (include | includedir, line, path)
@@ -221,6 +223,8 @@ def _counted(out: OptionFile, state: _ReadState, kind: str, text: str) -> None:
 
 @dataclass
 class _ReadState:
+    """What one read of option files carries across includes: directory, files seen, problem counts."""
+
     cwd: Path
     reads: int = 1
     stopped: bool = False

@@ -31,6 +31,8 @@ def target_dict(t: Target) -> dict[str, Any]:
 
 @dataclass
 class Report:
+    """An audit's outcomes for one target and purpose, with what was missing and how it was collected."""
+
     target: Target
     purpose: str
     outcomes: list[Outcome]

@@ -31,6 +31,8 @@ _NUM_RE = re.compile(r"^\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?")
 @total_ordering
 @dataclass(frozen=True)
 class Version:
+    """A server release as major.minor.patch, ordered."""
+
     major: int
     minor: int = 0
     patch: int = 0

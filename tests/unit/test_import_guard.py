@@ -41,7 +41,7 @@ OFFLINE_AUDIT_ALLOWED = TYPER | PYDANTIC
 LIVE_AUDIT_ALLOWED = TYPER | {"pymysql", "cryptography", "cffi", "_cffi_backend"}
 # advisor modules an offline audit may import: these names, and any module under these packages
 OFFLINE_ADVISOR_MODULES = {
-    "advisor", "advisor.api", "advisor.cache", "advisor.cli", "advisor.collect", "advisor.collect.clientopts",
+    "advisor", "advisor.api", "advisor.cache", "advisor.cli", "advisor.codecache", "advisor.collect", "advisor.collect.clientopts",
     "advisor.collect.clock", "advisor.commands", "advisor.commands.options", "advisor.errors", "advisor.inputs",
     "advisor.measure", "advisor.optionfile", "advisor.plainmodel", "advisor.render", "advisor.render.json_out",
     "advisor.render.report_json", "advisor.render.terminal", "advisor.render.calibration", "advisor.report",

@@ -40,6 +40,8 @@ MAX_LOGIN_FILE = 1 << 20
 
 @dataclass(frozen=True)
 class Setting:
+    """One client option's value (None for a bare option) and the file:line it came from."""
+
     value: Optional[str] = field(repr=False)  # None: a bare option (`password` alone: ask for it); may be a secret
     where: str = ""                           # file:line
 

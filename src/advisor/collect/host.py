@@ -75,6 +75,8 @@ def host_facts(raw: dict[str, Any], dirs: Optional[dict[str, str]], source: str)
 
 @dataclass(frozen=True)
 class Locality:
+    """Whether the server runs on this machine, and why the collector thinks so."""
+
     local: bool
     reason: str
 

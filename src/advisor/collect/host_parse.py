@@ -330,6 +330,8 @@ def _note_storage_missing(h: HostFacts, t: RawTree, st: Storage, prefix: str) ->
 
 @dataclass(frozen=True)
 class Mount:
+    """One line of /proc/self/mountinfo: where a filesystem is mounted, its type and device."""
+
     mount_point: str
     fstype: str
     source: str

@@ -30,6 +30,8 @@ PARAVIRT_NIC_DRIVERS = ("virtio_net", "vmxnet3", "hv_netvsc", "xen-netfront", "v
 
 @dataclass(frozen=True)
 class RouteEntry:
+    """One route of the kernel's routing table (/proc/net/route or ipv6_route)."""
+
     iface: str
     network: Union[ipaddress.IPv4Network, ipaddress.IPv6Network]
     gateway: Optional[IPAddr]
@@ -126,6 +128,8 @@ def parse_if_inet6(text: str) -> list[tuple[ipaddress.IPv6Address, str, int]]:
 
 @dataclass
 class LocalAddresses:
+    """This machine's addresses, by interface and all together."""
+
     by_iface: dict[str, list[str]] = field(default_factory=dict)
     all: set[IPAddr] = field(default_factory=set)
 

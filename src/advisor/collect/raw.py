@@ -9,6 +9,8 @@ from typing import Any, Optional
 
 @dataclass
 class QueryError:
+    """A statement the server refused while collecting: the statement, its error code and message."""
+
     query: str
     code: int
     message: str

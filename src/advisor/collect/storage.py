@@ -29,6 +29,8 @@ PARAVIRT_DRIVERS = {"virtio_blk": "virtio-blk", "xen_blkfront": "Xen blkfront", 
 
 @dataclass(frozen=True)
 class ModelEntry:
+    """One row of the storage-model table: a model name pattern and the device class it means."""
+
     pattern: re.Pattern[str]
     device_class: str
     family: str

@@ -17,6 +17,8 @@ GiB = 1 << 30
 
 @dataclass(frozen=True)
 class Inputs:
+    """What a default formula may depend on: the host's CPUs and RAM, the buffer pool size."""
+
     cpus: Optional[int] = None
     ram_bytes: Optional[int] = None
     buffer_pool_bytes: Optional[int] = None
@@ -24,6 +26,8 @@ class Inputs:
 
 @dataclass(frozen=True)
 class DefaultFormula:
+    """A default the server computes at start from its inputs (e.g. from the CPU count)."""
+
     name: str
     inputs: tuple[str, ...]
     doc: str

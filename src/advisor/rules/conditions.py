@@ -58,6 +58,8 @@ class ConditionError(ValueError):
 
 @dataclass(frozen=True)
 class Leaf:
+    """One comparison of a fact with literals or another fact (times a factor)."""
+
     fact: str
     op: str
     literals: tuple[ops.LiteralValue, ...] = ()
@@ -71,6 +73,8 @@ class Leaf:
 
 @dataclass(frozen=True)
 class AllOf:
+    """A condition that holds when every item holds."""
+
     items: tuple["Condition", ...]
 
     def facts(self) -> list[str]:
@@ -79,6 +83,8 @@ class AllOf:
 
 @dataclass(frozen=True)
 class AnyOf:
+    """A condition that holds when any item holds."""
+
     items: tuple["Condition", ...]
 
     def facts(self) -> list[str]:
@@ -87,6 +93,8 @@ class AnyOf:
 
 @dataclass(frozen=True)
 class NotOf:
+    """A condition that holds when its item does not."""
+
     item: "Condition"
 
     def facts(self) -> list[str]:

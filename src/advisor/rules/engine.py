@@ -40,6 +40,8 @@ class Note(NamedTuple):  # not a dataclass: start-up (bench/startup.py)
 
 @dataclass(frozen=True)
 class Finding:
+    """What a fired rule reports: its texts, severity, evidence and recommendation."""
+
     rule: str
     severity: str
     category: str
@@ -65,6 +67,8 @@ class Finding:
 
 @dataclass(frozen=True)
 class Outcome:
+    """One rule's outcome on one snapshot, with the reason, and its finding when fired."""
+
     rule: str
     status: str  # fired | passed | not_applicable | unknown
     reason: str

@@ -68,6 +68,8 @@ SpreadFn = Callable[["FactView"], Optional[tuple[float, float]]]
 
 @dataclass(frozen=True)
 class Derived:
+    """A derived fact: its name, the function computing it from a snapshot, its unit and spread."""
+
     name: str
     fn: DerivedFn
     doc: str

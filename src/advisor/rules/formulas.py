@@ -27,6 +27,8 @@ FormulaFn = Callable[..., Any]
 
 @dataclass(frozen=True)
 class Formula:
+    """A named formula a recommendation may compute its value with."""
+
     name: str
     fn: FormulaFn
     doc: str
