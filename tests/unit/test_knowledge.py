@@ -304,7 +304,9 @@ DERIVED_GAPS = {
     "mariadb-11.4": {"histogram_type": "the derived set carries 10.11.19's DOUBLE_PREC_HB over; the 11.4 snapshot's "
                                        "mysqld--help.result (sources/PROVENANCE.md) shows JSON_HB",
                      "session_track_system_variables": "the derived set carries 10.11.19's list over; the 11.4 "
-                                                       "snapshot's help adds redirect_url (the 11.3 variable)"},
+                                                       "snapshot's help adds redirect_url (the 11.3 variable)",
+                     "innodb_undo_tablespaces": "the derived set carries 10.11.19's 0 over; the MariaDB docs' InnoDB "
+                                                "System Variables page (sources/PROVENANCE.md) gives 3 from 11.0"},
     "mysql-8.0.36": {"build_id": "refman 8.0 lifecycle: added in 8.0.31 (Linux builds); the set dropped it as Percona's"},
     "mysql-8.4": {
         "build_id": "refman 8.4 system variable reference lists it; the set dropped it as Percona's",

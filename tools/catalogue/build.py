@@ -8,6 +8,7 @@ Inputs (tools/catalogue/sources/, provenance in PROVENANCE.md there):
                     mariadb-10.11.19-help-variables.tsv       mariadbd --no-defaults --verbose --help
   MariaDB 10.4.12   mariadb-10.4.12-system-variables.tsv      sysvars_*.result + mysqld--help.result of a tree
   MariaDB 10.6, 11.4 mariadb-1*-snapshot-help-variables.tsv   mysqld--help.result of source snapshots (bracketed)
+                    mariadb-1*-docs-innodb-variables.tsv      InnoDB defaults per release, MariaDB docs page
   MySQL 5.6 / 5.7,  mysql-5.*-*.tsv, percona-5.7.22-*.tsv     help result, sys_vars.cc, ha_innodb.cc of trees
   Percona 5.7.22
   MySQL 8.0.41      mysql-8.0.41-help-options.tsv             mysqld--help-notwin.result (server options)
@@ -71,6 +72,7 @@ URL = {
     "mdb-10.4.12": "https://github.com/NathanYu17724/MariaDB/tree/4bed139c39a77d6cd0616fed593a2027270840d0/mysql-test/suite/sys_vars/r",
     "mdb-10.6-snapshot": "https://github.com/Olernov/server/blob/9fbf1db59089e56c3b0880abe3b01bff24f91957/mysql-test/main/mysqld--help.result",
     "mdb-11.4-snapshot": "https://github.com/DeanKamali/server/blob/917c99f13d22149832e78c1cf43e91df09e49ad4/mysql-test/main/mysqld--help.result",
+    "mdb-docs-innodb": "https://github.com/rusher/mariadb-docs/blob/8e285b6ac8997e4cabb3b1aafda738203dd4bd8d/server/server-usage/storage-engines/innodb/innodb-system-variables.md",
     "percona-5.7.22": "https://github.com/gaopengcarl/percona-server-locks-detail-5.7.22/tree/2f8823f2d6548193fc07f76d675decb2a48d103e",
 }
 
@@ -132,6 +134,9 @@ def load_inputs() -> dict[str, Any]:
         "mdb_snap": {line: {r["option"].replace("-", "_"): r["value"]
                             for r in tsv_rows(_read(f"mariadb-{label}-help-variables.tsv"))}
                      for line, (label, _lo, _hi) in MDB_SNAPSHOTS.items()},
+        "mdb_docs_innodb": {line: {r["option"].replace("-", "_"): r["value"]
+                                   for r in tsv_rows(_read(f"mariadb-{line}-docs-innodb-variables.tsv"))}
+                            for line in MDB_SNAPSHOTS},
         "percona57": {"help": {r["option"].replace("-", "_"): r["value"] for r in tsv_rows(_read(f"percona-{PERCONA57}-help-options.tsv"))},
                       "sys": {r["name"]: r for r in tsv_rows(_read(f"percona-{PERCONA57}-sys-vars.tsv"))},
                       "inno": {r["name"]: r for r in tsv_rows(_read(f"percona-{PERCONA57}-innodb-sysvars.tsv"))
@@ -379,6 +384,24 @@ def _join(versions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _docs_innodb(inp: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """The InnoDB rows the MariaDB docs give for the 10.6 and 11.4 snapshot windows (the help test leaves InnoDB
+    out), merged into those snapshots: only innodb_* names the help snapshot lacks and the 10.11.19 recording has
+    (the page does not always say when a variable was removed) and the 10.4.12 results do not leave out.
+    _snap_default reads them as it reads the help
+    rows (booleans are ON / OFF there), so the same claiming rules apply."""
+    rec = inp["mdb"]["variables"]
+    out: dict[str, dict[str, str]] = {}
+    for line in MDB_SNAPSHOTS:
+        out[line] = {}
+        for name, value in inp["mdb_docs_innodb"][line].items():
+            if not name.startswith("innodb_") or name in inp["mdb_snap"][line] or name not in rec \
+                    or name in _MDB104_UNSEEN:  # not placed by the 10.4.12 results; innodb_use_native_aio: OS
+                continue
+            out[line][name] = value
+    return out
+
+
 def mariadb_snapshots(out: dict[str, dict[str, Any]], inp: dict[str, Any]) -> None:
     """The two bracketed source snapshots (their mysqld--help.result "Variables" tables) over the 10.4.12 /
     10.11.19 entries. A help row is taken for a name the recording or the 10.4.12 results know as a variable
@@ -388,8 +411,9 @@ def mariadb_snapshots(out: dict[str, dict[str, Any]], inp: dict[str, Any]) -> No
     a variable the snapshot and one of the two trees have existed in between. 11.4 (a snapshot between 11.4.4
     and 11.4.8, no later tree read): its existence and defaults for 11.4.4-11.4.7."""
     inp["help_unfaithful"] = _help_unfaithful(inp)
+    docs = _docs_innodb(inp)
     _label6, lo6, hi6 = MDB_SNAPSHOTS["10.6"]
-    snap6 = inp["mdb_snap"]["10.6"]
+    snap6 = dict(inp["mdb_snap"]["10.6"], **docs["10.6"])
     r104, r1011 = MARIADB_104, MARIADB_RANGE
     for name, e in out.items():
         if name not in snap6:
@@ -428,9 +452,9 @@ def mariadb_snapshots(out: dict[str, dict[str, Any]], inp: dict[str, Any]) -> No
             e["coverage"] = {"mariadb": f">=10.4.12,<{_s(lo6)} || {r1011}"}
         else:
             continue
-        e["src"] = e["src"] + ["mdb-10.6-snapshot"]
+        e["src"] = e["src"] + ["mdb-docs-innodb" if name in docs["10.6"] else "mdb-10.6-snapshot"]
     _label11, lo11, hi11 = MDB_SNAPSHOTS["11.4"]
-    snap11 = inp["mdb_snap"]["11.4"]
+    snap11 = dict(inp["mdb_snap"]["11.4"], **docs["11.4"])
     rng11 = f">={_s(lo11)},<{_s(hi11)}"
     for name, e in out.items():
         if name not in snap11:
@@ -441,7 +465,8 @@ def mariadb_snapshots(out: dict[str, dict[str, Any]], inp: dict[str, Any]) -> No
             x["default"] = d
         e["versions"] = e["versions"] + [x]
         e["coverage"] = {"mariadb": e["coverage"]["mariadb"] + f" || {rng11}"}
-        e["src"] = e["src"] + ["mdb-11.4-snapshot"]
+        e["src"] = e["src"] + (["mdb-docs-innodb"] if name in docs["11.4"] else ["mdb-11.4-snapshot"])
+        e["src"] = list(dict.fromkeys(e["src"]))
 
 
 # ------------------------------------------------------------------------------------ MySQL
@@ -1115,7 +1140,9 @@ def build() -> dict[str, str]:
         "generated-mariadb.json": render("mariadb", mdb, ["mariadb-10.11.19-system-variables.json",
                                                           "mariadb-10.4.12-system-variables.tsv",
                                                           "mariadb-10.6-snapshot-help-variables.tsv",
-                                                          "mariadb-11.4-snapshot-help-variables.tsv", "units.tsv"]),
+                                                          "mariadb-11.4-snapshot-help-variables.tsv",
+                                                          "mariadb-10.6-docs-innodb-variables.tsv",
+                                                          "mariadb-11.4-docs-innodb-variables.tsv", "units.tsv"]),
         "generated-mysql.json": render("mysql", my, sorted(p.name for p in SOURCES.glob("mysql-*.tsv")) +
                                        sorted(p.name for p in SOURCES.glob("percona-*.tsv")) + [
             "units.tsv", "excluded.tsv", "tests/fixtures/flavors/percona-8.0/variables.json",

@@ -32,9 +32,9 @@ RELEASES = [
     ("percona", "8.4.5", "8.4.5 capture (existence)"),
     ("mariadb", "10.4.12", "10.4.12 mysql-test results"),
     ("mariadb", "10.5.15", "10.4.12 tree + 10.6 snapshot: continuity"),
-    ("mariadb", "10.6.18", "10.6 snapshot (10.6.1-10.6.12) + 10.4.12 / 10.11.19: continuity"),
+    ("mariadb", "10.6.18", "10.6 snapshot (10.6.1-10.6.12, InnoDB from the docs) + 10.4.12 / 10.11.19: continuity"),
     ("mariadb", "10.11.19", "10.11.19 recording"),
-    ("mariadb", "11.4.4", "11.4 snapshot (11.4.4-11.4.7): help table only"),
+    ("mariadb", "11.4.4", "11.4 snapshot (11.4.4-11.4.7): help table + docs InnoDB defaults"),
 ]
 
 
