@@ -2,7 +2,11 @@
 commit), each installed non-editable and compiled into its own venv, runs alternated, one warm-up
 run each (it fills the catalogue cache), medians of wall and CPU time and their ratio.
 
-    python3 -m bench.startup --base /tmp/advisor-base [--runs 21]
+    python3 -m bench.startup --base /tmp/advisor-base [--runs 21] [--live]
+
+With --live the command is a live audit instead (`advisor audit --host 127.0.0.1 --port P --user root
+--no-defaults --no-calibrate --format json`) against one throwaway mariadbd seeded as bench.latency
+seeds it.
 
 The base checkout is any directory with a pyproject.toml, e.g. `git worktree add /tmp/advisor-base
 <commit>`. Both venvs live under bench/out/startup/. Prints a Markdown table; never fails on a slow
@@ -48,24 +52,24 @@ def install(source: Path, name: str) -> str:
     return str(exe)
 
 
-def run(base: Path, runs: int = 21) -> dict:
+def run(base: Path, runs: int = 21, command: tuple[str, ...] = COMMAND) -> dict:
     exes = {"base": install(base, "base"), "this tree": install(ROOT, "this")}
     walls: dict[str, list[float]] = {k: [] for k in exes}
     cpus: dict[str, list[float]] = {k: [] for k in exes}
     with tempfile.TemporaryDirectory() as home:
         envs = {k: dict(os.environ, XDG_CACHE_HOME=str(Path(home) / k.replace(" ", "-"))) for k in exes}
         for k, exe in exes.items():  # warm-up: fills each one's cache, as every run but the first finds it
-            first = timed([exe, *COMMAND], env=envs[k])
+            first = timed([exe, *command], env=envs[k])
             if first.returncode not in (0, 1, 2):
-                raise SystemExit(f"{k}: {exe} {' '.join(COMMAND)} exited {first.returncode}: {first.stderr}")
+                raise SystemExit(f"{k}: {exe} {' '.join(command)} exited {first.returncode}: {first.stderr}")
         for i in range(runs):
             order = list(exes) if i % 2 == 0 else list(reversed(exes))
             for k in order:
-                t = timed([exes[k], *COMMAND], env=envs[k])
+                t = timed([exes[k], *command], env=envs[k])
                 walls[k].append(t.wall)
                 cpus[k].append(t.cpu)
-    return {"runs": runs, "base": str(base), "wall": {k: median(v) for k, v in walls.items()},
-            "cpu": {k: median(v) for k, v in cpus.items()}}
+    return {"runs": runs, "base": str(base), "command": list(command),
+            "wall": {k: median(v) for k, v in walls.items()}, "cpu": {k: median(v) for k, v in cpus.items()}}
 
 
 def render(r: dict) -> str:
@@ -73,7 +77,7 @@ def render(r: dict) -> str:
     ratio_wall = r["wall"]["this tree"] / r["wall"]["base"]
     ratio_cpu = r["cpu"]["this tree"] / r["cpu"]["base"]
     rows.append(["this tree / base", f"{ratio_wall:.2f}", f"{ratio_cpu:.2f}"])
-    return (f"`advisor {' '.join(COMMAND)}`, medians of {r['runs']} alternated runs each (warm cache), "
+    return (f"`advisor {' '.join(r.get('command', COMMAND))}`, medians of {r['runs']} alternated runs each (warm cache), "
             f"base = {r['base']}\n\n" + table(["checkout", "wall", "CPU"], rows))
 
 
@@ -81,8 +85,19 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--base", required=True, type=Path, help="a checkout of the commit to compare with")
     ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--live", action="store_true", help="a live audit of a throwaway mariadbd instead of the demo")
     a = ap.parse_args()
-    print(render(run(a.base, a.runs)))
+    if not a.live:
+        print(render(run(a.base, a.runs)))
+        return
+    from bench.latency import seed_data
+    from tests.support.mariadb import MariaDB
+
+    with MariaDB() as db:
+        seed_data(db)
+        live = ("audit", "--host", "127.0.0.1", "--port", str(db.port), "--user", "root", "--no-defaults",
+                "--no-calibrate", "--format", "json")
+        print(render(run(a.base, a.runs, live)))
 
 
 if __name__ == "__main__":
