@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 SOURCES = Path(__file__).resolve().parent / "sources"
 
@@ -266,16 +266,21 @@ def mariadb_help(label: str, text: str) -> None:
          ["option", "value"], rows)
 
 
+def _help_options(mirror: Path, pre: str, d: str, sub: str, commit: str, vendor_only: Any, head: str) -> None:
+    """<pre>-help-options.tsv: the Variables table of a tree's mysqld--help-notwin.result, without the rows
+    `vendor_only` matches."""
+    text = show(mirror, d, commit, sub + "mysql-test/r/mysqld--help-notwin.result")
+    rows = [{"option": n, "value": v} for n, v in help_table(text) if not vendor_only.match(n)]
+    _tsv(SOURCES / f"{pre}-help-options.tsv", head, ["option", "value"], rows)
+
+
 def percona57(mirror: Path) -> None:
     for pre, d, sub, commit in PERCONA57_TREES:
         ver = pre.split("-")[1]
-        rows = [{"option": n, "value": v} for n, v in help_table(show(mirror, d, commit, sub + "mysql-test/r/mysqld--help-notwin.result"))
-                if not PERCONA_VENDOR_ONLY.match(n)]
-        _tsv(SOURCES / f"{pre}-help-options.tsv",
-             f"mysqld --verbose --help of Percona Server {ver}-22 as recorded by mysql-test/r/mysqld--help-notwin.result\n"
-             "(PROVENANCE.md). value: the 'Variables (--variable-name=value)' column ('' for '(No default value)'); the\n"
-             "test runs with mysql-test settings and filters machine-dependent rows. InnoDB is not in this test.",
-             ["option", "value"], rows)
+        _help_options(mirror, pre, d, sub, commit, PERCONA_VENDOR_ONLY,
+                      f"mysqld --verbose --help of Percona Server {ver}-22 as recorded by mysql-test/r/mysqld--help-notwin.result\n"
+                      "(PROVENANCE.md). value: the 'Variables (--variable-name=value)' column ('' for '(No default value)'); the\n"
+                      "test runs with mysql-test settings and filters machine-dependent rows. InnoDB is not in this test.")
         sv = [r for r in sys_vars(show(mirror, d, commit, sub + "sql/sys_vars.cc")) if not PERCONA_VENDOR_ONLY.match(r["name"])]
         _tsv(SOURCES / f"{pre}-sys-vars.tsv",
              f"The Sys_var_* definitions of sql/sys_vars.cc of Percona Server {ver}-22 (PROVENANCE.md), columns as for the\n"
@@ -300,13 +305,10 @@ def main(argv: list[str]) -> int:
     percona57(mirror)
     for pre, d, sub, commit in MYSQL_TREES + MYSQL80_TREES:
         ver = pre.split("-")[1]
-        rows = [{"option": n, "value": v} for n, v in help_table(show(mirror, d, commit, sub + "mysql-test/r/mysqld--help-notwin.result"))
-                if not VENDOR_ONLY.match(n)]
-        _tsv(SOURCES / f"{pre}-help-options.tsv",
-             f"mysqld --verbose --help of MySQL {ver} as recorded by mysql-test/r/mysqld--help-notwin.result (PROVENANCE.md).\n"
-             "value: the 'Variables (--variable-name=value)' column ('' for '(No default value)'); the test runs with\n"
-             "mysql-test settings and filters machine-dependent rows. InnoDB is not in this test. Vendor-only rows dropped.",
-             ["option", "value"], rows)
+        _help_options(mirror, pre, d, sub, commit, VENDOR_ONLY,
+                      f"mysqld --verbose --help of MySQL {ver} as recorded by mysql-test/r/mysqld--help-notwin.result (PROVENANCE.md).\n"
+                      "value: the 'Variables (--variable-name=value)' column ('' for '(No default value)'); the test runs with\n"
+                      "mysql-test settings and filters machine-dependent rows. InnoDB is not in this test. Vendor-only rows dropped.")
         if pre.startswith("mysql-8."):
             inn = innodb_sysvars(show(mirror, d, commit, sub + "storage/innobase/handler/ha_innodb.cc"))
             _tsv(SOURCES / f"{pre}-innodb-sysvars.tsv",
