@@ -14,7 +14,14 @@ For each case (workload × data that fits in memory / data about 3× the memory 
     times, alternated, and the table gives medians with their range and the drop-in's TPS as a share of
     the best's.
 
-    python3 -m bench.outcome_vs_best [--quick] [--trials N] [--runs N] [--seconds S]
+    python3 -m bench.outcome_vs_best [--quick] [--trials N] [--runs N] [--seconds S] [--device ram]
+
+With `--device ram` every datadir sits on an ext4 file system on a loop device backed by a fully
+written file in /dev/shm: a fast device whose flushes take the same time every run, so that the spread
+is the configuration's, not a shared disk's (on a VM's shared disk one configuration's durable-write TPS
+varied threefold between runs). The backing file is written in full before mariadbd starts, so that
+mariadbd's writes land on pages already charged outside its memory cgroup, and the file system is made
+and mounted without discard, so that no page is handed back and charged again.
 
 Run it as root (cgroups, drop_caches). It prints Markdown for docs/benchmarks.md and writes
 bench/out/outcome_vs_best/results.json as it goes (a rerun with --render-only prints the table again).
@@ -126,6 +133,35 @@ class Server:
                 self.proc.wait()
 
 
+class RamDevice:
+    """ext4 on a loop device over a fully written /dev/shm file, mounted at RESULTS / "ram"."""
+
+    def __init__(self, gib: int):
+        self.image = Path("/dev/shm/advisor-outcome-vs-best.img")
+        self.mount = RESULTS / "ram"
+        self.loop = ""
+        self.gib = gib
+
+    def __enter__(self) -> Path:
+        self.mount.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["umount", str(self.mount)], capture_output=True)
+        log(f"outcome_vs_best: writing a {self.gib} GiB RAM-backed device ...")
+        subprocess.run(["dd", "if=/dev/zero", f"of={self.image}", "bs=16M", f"count={self.gib * 64}",
+                        "status=none"], check=True)
+        self.loop = subprocess.run(["losetup", "--find", "--show", str(self.image)], check=True,
+                                   capture_output=True, text=True).stdout.strip()
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "nodiscard,lazy_itable_init=0,lazy_journal_init=0",
+                        self.loop], check=True)
+        subprocess.run(["mount", "-o", "nodiscard,noatime", self.loop, str(self.mount)], check=True)
+        return self.mount
+
+    def __exit__(self, *exc: object) -> None:
+        subprocess.run(["umount", str(self.mount)], capture_output=True)
+        if self.loop:
+            subprocess.run(["losetup", "-d", self.loop], capture_output=True)
+        self.image.unlink(missing_ok=True)
+
+
 def drop_caches() -> None:
     try:
         os.sync()
@@ -148,11 +184,16 @@ def sysbench(port: int, workload: str, seconds: int, tables: int, size: int) -> 
 
 
 def prepare(name: str, tables: int, size: int) -> Path:
-    golden = RESULTS / f"golden-{name}"
+    golden = OUT / "outcome_vs_best" / f"golden-{name}"  # shared by both devices: the data are the same
     stamp = golden / ".prepared"
     if stamp.exists() and stamp.read_text() == f"{tables}x{size}":
         return golden
     log(f"outcome_vs_best: preparing {name}: {tables} × {size:,} rows ...")
+    import tempfile
+
+    # the loading server's datadir in RAM when there is room (it is copied to disk when loaded)
+    shm = shutil.disk_usage("/dev/shm").free if Path("/dev/shm").is_dir() else 0
+    tempfile.tempdir = "/dev/shm" if shm > 12 * (1 << 30) else None
     with MariaDB(options={"innodb-buffer-pool-size": "2G", "innodb-log-file-size": "1G",
                           "innodb-flush-log-at-trx-commit": "0"}) as db:
         db.query("CREATE DATABASE sbtest")
@@ -169,6 +210,7 @@ def prepare(name: str, tables: int, size: int) -> Path:
         if golden.exists():
             shutil.rmtree(golden)
         shutil.copytree(db.datadir, golden, symlinks=True)
+    tempfile.tempdir = None
     (golden / ".bytes").write_text(str(int(size_b)))
     stamp.write_text(f"{tables}x{size}")
     return golden
@@ -308,13 +350,14 @@ def run_case(advisor: str, workload: str, data: str, args: argparse.Namespace, r
         return
     tables, size = DATA[data] if not args.quick else (2, 50_000 if data == "fits" else 400_000)
     golden = prepare(data + ("-quick" if args.quick else ""), tables, size)
-    work = RESULTS / "work"
+    work = (args.ram or RESULTS) / "work"
     datadir = work / "data"
     if datadir.exists():
         shutil.rmtree(datadir)
     shutil.copytree(golden, datadir, symlinks=True)
     case: dict[str, Any] = {"workload": workload, "data": data, "tables": tables, "size": size,
                             "budget": {"trials": args.trials, "runs": args.runs},
+                            "device": args.device,
                             "data_bytes": int((golden / ".bytes").read_text()), "trials": [], "runs": {}}
     results["cases"][key] = case
     dropins = advisor_dropins(advisor, datadir, work, workload, tables, size)
@@ -409,6 +452,8 @@ def render(results: dict) -> str:
             b = case.get("budget") or {"trials": a["trials"], "runs": a["runs"]}
             budgets.setdefault((b["trials"], b["runs"]), []).append(key)
     tail = f" --warm {a['warm']} --seconds {a['seconds']}" + (" --quick" if a["quick"] else "")
+    if {c.get("device", "disk") for c in results["cases"].values() if c.get("done")} == {"ram"}:
+        tail += " --device ram"
     if len(budgets) > 1:
         command = "Commands: " + "; ".join(f"`python3 -m bench.outcome_vs_best --trials {t} --runs {r}{tail} --cases "
                                            f"{','.join(keys)}`" for (t, r), keys in budgets.items())
@@ -418,10 +463,16 @@ def render(results: dict) -> str:
         (t, r), = budgets or {(a["trials"], a["runs"]): []}
         command = f"Command: `python3 -m bench.outcome_vs_best --trials {t} --runs {r}{tail}`"
         trials, runs = str(t), str(r)
+    devices = {c.get("device", "disk") for c in results["cases"].values() if c.get("done")}
+    where = ("Every datadir sat on a RAM-backed device: ext4 on a loop device over a fully written file in "
+             "/dev/shm (`--device ram`), so flushes took the same short time every run and the spread is the "
+             "configuration's and the CPU's, not the shared disk's; the memory cgroup still limited mariadbd's "
+             "buffer pool and page cache, so data 3× the memory is still read from the device. "
+             if devices == {"ram"} else "")
     lines = [
         f"Machine: {results['machine']}. mariadbd ran in a memory cgroup limited to {MEM_LIMIT >> 20} MiB "
         "(the advisor's host facts read that limit as the server's memory), at nice −15 with sysbench, "
-        "while other work ran on the machine at normal priority.", "",
+        "while other work ran on the machine at normal priority. " + where, "",
         command + f". Each trial and run: a restart of "
         f"mariadbd on the case's datadir, page cache dropped, {a['warm']} s of sysbench to warm up, then "
         f"{a['seconds']} s measured; {THREADS} threads, uniform keys. Search: optuna TPE (seed 27), "
@@ -459,7 +510,12 @@ def main() -> None:
     ap.add_argument("--seconds", type=int, default=12)
     ap.add_argument("--cases", default="", help="comma-separated workload/data keys to run (default: all)")
     ap.add_argument("--render-only", action="store_true", help="print the table from results.json")
+    ap.add_argument("--device", choices=("disk", "ram"), default="disk",
+                    help="where the datadirs sit: this machine's disk, or a RAM-backed loop device (steady flushes)")
     args = ap.parse_args()
+    global RESULTS
+    if args.device == "ram":
+        RESULTS = OUT / "outcome_vs_best-ram"
     path = RESULTS / "results.json"
     if args.render_only:
         print(render(json.loads(path.read_text())))
@@ -481,9 +537,18 @@ def main() -> None:
         keys = ["oltp_point_select/fits", "oltp_read_write/fits"]
     if args.cases:
         keys = [k for k in keys if k in args.cases.split(",")]
-    for key in keys:
-        w, d = key.split("/")
-        run_case(advisor, w, d, args, results)
+    args.ram = None
+    if args.device == "ram":
+        gib = 8 if any(k.endswith("/3x-memory") for k in keys) else 3
+        with RamDevice(gib) as mount:
+            args.ram = mount
+            for key in keys:
+                w, d = key.split("/")
+                run_case(advisor, w, d, args, results)
+    else:
+        for key in keys:
+            w, d = key.split("/")
+            run_case(advisor, w, d, args, results)
     print(render(results))
 
 

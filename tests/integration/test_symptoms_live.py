@@ -11,9 +11,12 @@ rate entries are judged over a sampled interval while a loop keeps producing the
 from __future__ import annotations
 
 import contextlib
+import os
+import random
 import socket
 import threading
 import time
+from pathlib import Path
 
 import pymysql
 import pytest
@@ -418,3 +421,291 @@ def test_qcache_group(mariadb_factory):
     print("\n", db.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Qcache_free_blocks', 'Qcache_total_blocks')"))
     c.close()
     _fired(_audit(db), GROUPS["qcache"])
+
+
+# ---------------------------------------------------------------- slow storage: page flushing behind
+
+BLKIO = Path("/sys/fs/cgroup/blkio")
+
+
+def _whole_disk(path: Path) -> str:
+    """MAJ:MIN of the disk holding ``path`` (blk-throttle rules name whole disks, not partitions)."""
+    dev = os.stat(path).st_dev
+    sys_dev = Path(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}")
+    if not sys_dev.exists():
+        pytest.skip(f"{path} is not on a block device (st_dev {os.major(dev)}:{os.minor(dev)}): nothing to throttle")
+    if (sys_dev / "partition").exists():
+        sys_dev = sys_dev.resolve().parent
+    return (sys_dev / "dev").read_text().strip()
+
+
+@contextlib.contextmanager
+def _slow_storage(db, write_iops: int = 0, read_iops: int = 0):
+    """mariadbd's I/O to its datadir's disk limited to a few operations a second by a cgroup v1 blkio
+    throttle, as on storage that cannot keep up; the limit and the cgroup go when the block ends."""
+    if os.geteuid() != 0 or not (BLKIO / "blkio.throttle.write_iops_device").exists():
+        pytest.skip("needs root and the cgroup v1 blkio controller (blkio.throttle.*_iops_device)")
+    dev = _whole_disk(db.datadir)
+    cg = BLKIO / f"advisor-test-{os.getpid()}-{db.port}"
+    cg.mkdir()
+    try:
+        (cg / "cgroup.procs").write_text(str(db.pid))
+        if write_iops:
+            (cg / "blkio.throttle.write_iops_device").write_text(f"{dev} {write_iops}")
+        if read_iops:
+            (cg / "blkio.throttle.read_iops_device").write_text(f"{dev} {read_iops}")
+        yield
+    finally:
+        for knob in ("write_iops_device", "read_iops_device"):
+            with contextlib.suppress(OSError):
+                (cg / f"blkio.throttle.{knob}").write_text(f"{dev} 0")
+        db.kill()  # a clean shutdown would flush the dirty pool at a few writes a second
+        for pid in (cg / "cgroup.procs").read_text().split():
+            with contextlib.suppress(OSError):
+                (BLKIO / "cgroup.procs").write_text(pid)
+        cg.rmdir()
+
+
+@contextlib.contextmanager
+def _writers(db, threads: int, rows: int, span: int):
+    """``threads`` sessions updating ``span`` random rows of w.t at a time until the block ends."""
+    stop = threading.Event()
+
+    def work() -> None:
+        rnd = random.Random(threading.get_ident())
+        try:
+            c = _connect(db, read_timeout=120)
+            with c.cursor() as cur:
+                while not stop.is_set():
+                    x = rnd.randint(1, rows - span)
+                    cur.execute(f"UPDATE w.t SET a = a + 1, b = REPEAT(CHAR(65 + {x} % 26), 200) "
+                                f"WHERE id BETWEEN {x} AND {x + span}")
+        except pymysql.MySQLError:
+            return  # the server is killed at the end
+
+    ts = [threading.Thread(target=work, daemon=True) for _ in range(threads)]
+    for t in ts:
+        t.start()
+    try:
+        yield
+    finally:
+        stop.set()
+
+
+def _readers(db, threads: int, rows: int):
+    stop = threading.Event()
+
+    def work() -> None:
+        rnd = random.Random(threading.get_ident())
+        try:
+            c = _connect(db, read_timeout=120)
+            with c.cursor() as cur:
+                while not stop.is_set():
+                    cur.execute(f"SELECT a FROM w.t WHERE id = {rnd.randint(1, rows)}")
+                    cur.fetchall()
+        except pymysql.MySQLError:
+            return
+
+    for _ in range(threads):
+        threading.Thread(target=work, daemon=True).start()
+    return stop
+
+
+SLOW_ROWS = 150_000  # ~40 MiB of rows: larger than the buffer pools below
+
+
+def _slow_storage_server(mariadb_factory, **options: str):
+    db = mariadb_factory(options={"innodb-flush-log-at-trx-commit": "0", "innodb-io-capacity": "100",
+                                  "innodb-io-capacity-max": "100", **options})
+    c = _connect(db)
+    _run(c, "CREATE DATABASE w", "USE w", "CREATE TABLE t (id INT PRIMARY KEY, a INT, b CHAR(200)) ENGINE=InnoDB",
+         f"INSERT INTO t SELECT seq, 0, REPEAT('x', 200) FROM seq_1_to_{SLOW_ROWS}")
+    c.close()
+    return db
+
+
+def _status(db, name: str) -> int:
+    return int(db.query(f"SHOW GLOBAL STATUS LIKE '{name}'")[0][1])
+
+
+def _until(db, name: str, test, seconds: float = 120) -> None:
+    """Wait (bounded, not timed) until the gauge or counter ``name`` satisfies ``test``."""
+    deadline = time.monotonic() + seconds
+    while not test(_status(db, name)):
+        assert time.monotonic() < deadline, f"{name} stayed at {_status(db, name)}"
+        time.sleep(0.5)
+
+
+def test_slow_flush_group(mariadb_factory):
+    """Writes spread over more rows than a 24 MiB buffer pool holds, with the page writes held to ten a
+    second: the pool fills with dirty pages and sessions wait for free ones. With innodb_flush_method =
+    fsync the page writes go through the page cache and each fsync of a data file writes them out, so an
+    fsync is almost always in flight; that count is a moment's gauge, so a report that missed the moment
+    is taken again (at most three audits, each a real one)."""
+    db = _slow_storage_server(mariadb_factory, **{"innodb-buffer-pool-size": "24M", "innodb-log-file-size": "96M",
+                                                  "innodb-flush-method": "fsync"})
+    with _slow_storage(db, write_iops=10), _writers(db, threads=8, rows=SLOW_ROWS, span=30):
+        _until(db, "Innodb_buffer_pool_wait_free", lambda v: v > 0)
+        _until(db, "Innodb_data_pending_fsyncs", lambda v: v > 0)
+        for _ in range(3):
+            report = _audit(db)
+            if any(f["rule"] == "data-fsyncs-pending" for f in report["findings"]):
+                break
+    _fired(report, GROUPS["slow-flush"])
+
+
+def test_slow_checkpoint_group(mariadb_factory):
+    """The same writes against an 8 MiB redo log: the checkpoint cannot advance past the unflushed pages,
+    so its age reaches the log's capacity and stays there while the audit reads it."""
+    db = _slow_storage_server(mariadb_factory, **{"innodb-buffer-pool-size": "16M", "innodb-log-file-size": "8M"})
+    with _slow_storage(db, write_iops=10), _writers(db, threads=8, rows=SLOW_ROWS, span=30):
+        _until(db, "Innodb_checkpoint_age",
+               lambda v: v > 0.8 * _status(db, "Innodb_checkpoint_max_age"))
+        report = _audit(db)
+    _fired(report, GROUPS["slow-checkpoint"])
+
+
+def test_slow_reads_group(mariadb_factory):
+    """Point reads over more rows than a 16 MiB buffer pool holds, with the reads held to twenty a second:
+    reads queue behind the storage while the audit reads the status."""
+    db = _slow_storage_server(mariadb_factory, **{"innodb-buffer-pool-size": "16M"})
+    with _slow_storage(db, read_iops=20):
+        stop = _readers(db, threads=8, rows=SLOW_ROWS)
+        try:
+            _until(db, "Innodb_data_pending_reads", lambda v: v >= 4)
+            report = _audit(db)
+        finally:
+            stop.set()
+    _fired(report, GROUPS["slow-reads"])
+
+
+# ---------------------------------------------------------------- Aria page cache, MyISAM table locks
+
+def test_aria_myisam_group(mariadb_factory):
+    """Point reads scattered over an Aria table many times larger than a 128 KiB page cache, and writers
+    queued behind readers of a MyISAM table (a reader's table lock blocks an UPDATE's)."""
+    db = mariadb_factory(options={"aria-pagecache-buffer-size": "128K"})
+    c = _connect(db)
+    _run(c, "CREATE DATABASE w", "USE w", "CREATE TABLE a (id INT PRIMARY KEY, b CHAR(250)) ENGINE=Aria",
+         "INSERT INTO a SELECT seq, REPEAT('a', 250) FROM seq_1_to_40000",
+         "CREATE TABLE m (id INT PRIMARY KEY, v INT) ENGINE=MyISAM", "INSERT INTO m SELECT seq, 0 FROM seq_1_to_200")
+    for i in range(12000):
+        _run(c, f"SELECT b FROM a WHERE id = {(i * 7919) % 40000 + 1}")
+
+    def reader() -> None:
+        r = _connect(db)
+        for _ in range(40):  # each holds m's read lock for ~0.2 s (a millisecond per row)
+            _run(r, "SELECT COUNT(*) FROM w.m WHERE SLEEP(0.001) = 0")
+
+    def writer() -> None:
+        w = _connect(db)
+        for i in range(300):
+            _run(w, f"UPDATE w.m SET v = v + 1 WHERE id = {i % 200 + 1}")
+
+    ts = [threading.Thread(target=reader)] + [threading.Thread(target=writer) for _ in range(6)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for i in range(6000):  # immediate table locks: the sample table-lock-contention needs
+        _run(c, f"SELECT v FROM m WHERE id = {i % 200 + 1}")
+    c.close()
+    _fired(_audit(db), GROUPS["aria-myisam"])
+
+
+# ---------------------------------------------------------------- file descriptors exhausted
+
+def test_files_group(mariadb_factory):
+    """mariadbd's descriptor limit lowered to its open_files_limit (prlimit, as a service's LimitNOFILE
+    would), then filled with temporary MyISAM tables: new connections fail in accept(); with a few
+    tables dropped and the descriptors given back, the audit finds the open files near the limit."""
+    import resource
+
+    if os.geteuid() != 0:
+        pytest.skip("lowering another process's RLIMIT_NOFILE needs root")
+    db = mariadb_factory(options={"open-files-limit": "400", "max-connections": "20", "table-open-cache": "10"})
+    limit = int(db.query("SELECT @@open_files_limit")[0][0])
+    resource.prlimit(db.pid, resource.RLIMIT_NOFILE, (limit, limit * 4))  # the soft limit is what runs out
+    c = _connect(db)
+    _run(c, "CREATE DATABASE w", "USE w")
+    made = 0
+    with contextlib.suppress(pymysql.MySQLError):  # until the process is out of descriptors
+        while made < limit:
+            _run(c, f"CREATE TEMPORARY TABLE tt{made} (id INT) ENGINE=MyISAM", f"SELECT * FROM tt{made}")
+            made += 1
+    for _ in range(5):
+        with contextlib.suppress(pymysql.MySQLError):
+            db.connect(connect_timeout=2, read_timeout=2).close()
+    for i in range(made - 1, made - 1 - limit // 40, -1):  # room for the audit's connection
+        _run(c, f"DROP TEMPORARY TABLE tt{i}")
+    # the descriptors back (open_files_limit still says 400): the audit's reads of the dictionary open
+    # every table, which the last few free descriptors could not
+    resource.prlimit(db.pid, resource.RLIMIT_NOFILE, (limit * 4, limit * 4))
+    report = _audit(db)
+    c.close()
+    _fired(report, GROUPS["files"])
+
+
+# ---------------------------------------------------------------- performance_schema sized too small
+
+PFS = {"performance-schema": "ON"}
+
+
+def test_pfs_objects_group(mariadb_factory):
+    """Room for 10 digests, 2 table handles and 1 prepared statement: more distinct statements, tables held
+    open in one transaction and two prepared statements overflow them."""
+    db = mariadb_factory(options={**PFS, "performance-schema-digests-size": "10",
+                                  "performance-schema-max-table-handles": "2",
+                                  "performance-schema-max-prepared-statements-instances": "1"})
+    c = _connect(db)
+    _run(c, "CREATE DATABASE w", "USE w")
+    for i in range(20):
+        _run(c, f"CREATE TABLE t{i} (id INT PRIMARY KEY, k INT, KEY(k)) ENGINE=InnoDB", f"INSERT INTO t{i} VALUES (1, 1)")
+    _run(c, "START TRANSACTION", *(f"SELECT * FROM t{i} WHERE k = 1" for i in range(20)), "COMMIT")
+    for i in range(30):  # thirty statements with thirty digests
+        _run(c, f"SELECT {'+'.join(['id'] * (i + 1))} FROM t1")
+    _run(c, "PREPARE a FROM 'SELECT 1'", "PREPARE b FROM 'SELECT 2'", "EXECUTE a", "EXECUTE b")
+    c.close()
+    _fired(_audit(db), GROUPS["pfs-objects"])
+
+
+def test_pfs_threads_group(mariadb_factory):
+    """Room for 10 instrumented threads: the server's own background threads take most of them, and the
+    sessions beyond go uninstrumented."""
+    db = mariadb_factory(options={**PFS, "performance-schema-max-thread-instances": "10"})
+    sessions = [_connect(db) for _ in range(8)]
+    for s in sessions:
+        _run(s, "SELECT 1")
+        s.close()
+    _fired(_audit(db), GROUPS["pfs-threads"])
+
+
+def test_pfs_instances_group(mariadb_factory):
+    """Every other performance_schema table sized for a handful of rows: the server's own start-up fills the
+    mutex, rwlock, cond, file and memory-class tables; tables, indexes, a stored procedure and three users
+    connecting with long connection attributes overflow the rest."""
+    db = mariadb_factory(options={
+        **PFS, "performance-schema-max-table-instances": "5", "performance-schema-max-file-handles": "5",
+        "performance-schema-max-file-instances": "10", "performance-schema-accounts-size": "2",
+        "performance-schema-hosts-size": "1", "performance-schema-users-size": "1",
+        "performance-schema-session-connect-attrs-size": "16", "performance-schema-max-program-instances": "1",
+        "performance-schema-max-socket-instances": "3", "performance-schema-max-index-stat": "2",
+        "performance-schema-max-mutex-instances": "500", "performance-schema-max-rwlock-instances": "100",
+        "performance-schema-max-cond-instances": "100", "performance-schema-max-memory-classes": "10"})
+    c = _connect(db)
+    _run(c, "CREATE DATABASE w", "USE w")
+    for i in range(20):
+        _run(c, f"CREATE TABLE t{i} (id INT PRIMARY KEY, k INT, KEY(k)) ENGINE=InnoDB", f"INSERT INTO t{i} VALUES (1, 1)",
+             f"SELECT * FROM t{i} WHERE k = 1")
+    _run(c, "CREATE PROCEDURE p1() SELECT 1", "CREATE PROCEDURE p2() SELECT 2", "CALL p1()", "CALL p2()")
+    users = ("a", "b", "c")
+    for u in users:
+        _run(c, f"CREATE USER {u}@'%'", f"GRANT SELECT ON w.* TO {u}@'%'")
+    others = [pymysql.connect(host="127.0.0.1", port=db.port, user=u, program_name="x" * 100) for u in users]
+    for o in others:
+        _run(o, "SELECT 1")
+    report = _audit(db)
+    for o in others:
+        o.close()
+    c.close()
+    _fired(report, GROUPS["pfs-instances"])
