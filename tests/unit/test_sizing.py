@@ -175,3 +175,20 @@ def test_conn_floor():
     assert conn_floor_for(2000, None) == 151
     assert conn_floor_for(50, None) == 50
     assert conn_floor_for(5, 1) == 10
+
+
+def test_fit_gives_the_buffer_pool_back_the_room_the_cheaper_caches_left():
+    """1 GiB for MariaDB 10.11 with its stock 128M key buffer and Aria page cache (the case of bench.outcome_vs_best
+    --device ram, oltp_write_only/3x-memory, where mycnf --profile wrote 256M and reached 94 % of the search's
+    best): step 1 cuts the pool to its 256 MiB floor while those caches are large; once they are lowered, the
+    pool gets the room back, up to the 90 % target and never above what was wanted."""
+    v = PlannedValues("mariadb", Version(10, 11, 19), {"innodb_buffer_pool_size": "512M", "max_connections": "151"}, CAT)
+    explicit, adj, b = fit_to_memory(v, 1 * GiB, 128 * MiB, conn_floor_for(151, None), active=14)
+    pool = [a for a in adj if a.variable == "innodb_buffer_pool_size"]
+    assert explicit["key_buffer_size"] == "8M" and explicit["aria_pagecache_buffer_size"] == "32M"
+    assert explicit["innodb_buffer_pool_size"] not in ("256M", "512M")
+    assert 256 * MiB < pool[0].new < 512 * MiB and len(pool) == 1
+    assert "fits the memory budget" in pool[0].reason and "floor" not in pool[0].reason
+    assert b.total <= 1 * GiB * TARGET_FRACTION
+    # raising it one more chunk would overshoot the target
+    assert b.total + 128 * MiB > 1 * GiB * TARGET_FRACTION

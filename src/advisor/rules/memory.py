@@ -295,6 +295,28 @@ class _Fitter:
                    f"{format_size(self.limit)} limit allows next to it")
         self.set_size("innodb_buffer_pool_size", max(floor, room), why)
 
+    def give_back_bp(self, wanted: int) -> None:
+        """After the later steps made room, raise the pool that step 1 lowered back up to the room left
+        (never above what was wanted): its first cut was made while the cheaper caches were still large."""
+        first = next((a for a in self.adjustments if a.variable == "innodb_buffer_pool_size"), None)
+        if first is None:
+            return
+        current = self.values.size("innodb_buffer_pool_size")
+        b = self.budget()
+        others = b.total - current
+        room = round_down(self.target - others, self.bp_unit)
+        new = min(wanted, room)
+        if new <= current:
+            return
+        self.explicit["innodb_buffer_pool_size"] = format_cnf_size(new)
+        taken = (f"the other buffers, the overhead and {format_number(self.counted(b))} connections × "
+                 f"{format_size(b.per_connection)} take {format_size(others)}")
+        self.adjustments = [a for a in self.adjustments if a.variable != "innodb_buffer_pool_size"]
+        if new < wanted:
+            self.adjustments.append(Adjustment("innodb_buffer_pool_size", first.old, new,
+                                               f"lowered so that it fits the memory budget: {taken} of {self.pct} % "
+                                               f"of the {format_size(self.limit)} limit"))
+
     def lower_connections(self, floor: int) -> None:
         b = self.budget()
         room = int((self.target - (b.total - self.counted(b) * b.per_connection)) // max(1, b.per_connection))
@@ -361,7 +383,9 @@ def fit_to_memory(values: PlannedValues, limit: int, bp_unit: int, conn_floor: i
       5. key_buffer_size down to 8 MiB, aria_pagecache_buffer_size down to 32 MiB (assumes InnoDB data);
       6. tmp_table_size and max_heap_table_size down to 4 MiB;
       7. max_connections down to the room left, not below `min_connections`;
-      8. innodb_buffer_pool_size down to the room left, not below 128 MiB (or its current size if smaller).
+      8. innodb_buffer_pool_size down to the room left, not below 128 MiB (or its current size if smaller);
+      9. innodb_buffer_pool_size back up to the room the later steps left, never above what was wanted
+         (step 1 cut it while the cheaper caches were still large).
 
     `active`: the connections the workload is expected to run at once (the sysbench threads, the peak
     used, the CPUs; advisor.rules.sizing.expected_connections): only those count with all their buffers,
@@ -384,6 +408,7 @@ def fit_to_memory(values: PlannedValues, limit: int, bp_unit: int, conn_floor: i
     for step in steps:
         if f.over():
             step()
+    f.give_back_bp(wanted_bp)  # 9. the pool up to the room the later steps left, not above what was wanted
     f.cap_worst_case(active or conn_floor)  # not below the connections the workload runs at once
     final = f.budget()
     if final.total > limit:
