@@ -346,7 +346,8 @@ def run_case(advisor: str, workload: str, data: str, args: argparse.Namespace, r
     import optuna
 
     key = f"{workload}/{data}"
-    if key in results["cases"] and results["cases"][key].get("done"):
+    previous = results["cases"].get(key)
+    if previous and previous.get("done") and not args.rerun:
         return
     tables, size = DATA[data] if not args.quick else (2, 50_000 if data == "fits" else 400_000)
     golden = prepare(data + ("-quick" if args.quick else ""), tables, size)
@@ -369,7 +370,12 @@ def run_case(advisor: str, workload: str, data: str, args: argparse.Namespace, r
         fixed, overridden = held({**base, **s})
         configs[name] = fixed
         case["dropins"][name] = {"settings": s, "durability_overridden": overridden}
-    if not args.render_only:
+    if args.rerun and previous and previous.get("best_settings"):
+        # the drop-ins written again by the current advisor, against the same search's best (its trials kept)
+        case["trials"], case["best_trial"] = previous["trials"], previous["best_trial"]
+        case["budget"], case["rerun_of_search"] = previous["budget"], True
+        configs["search's best"] = case["best_settings"] = previous["best_settings"]
+    elif not args.render_only:
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(
             seed=27, n_startup_trials=max(3, args.trials // 3)))
@@ -510,6 +516,9 @@ def main() -> None:
     ap.add_argument("--seconds", type=int, default=12)
     ap.add_argument("--cases", default="", help="comma-separated workload/data keys to run (default: all)")
     ap.add_argument("--render-only", action="store_true", help="print the table from results.json")
+    ap.add_argument("--rerun", action="store_true",
+                    help="re-run the --cases given with the drop-ins the current advisor writes and the search's "
+                         "best already found (no new search)")
     ap.add_argument("--device", choices=("disk", "ram"), default="disk",
                     help="where the datadirs sit: this machine's disk, or a RAM-backed loop device (steady flushes)")
     args = ap.parse_args()
