@@ -467,8 +467,9 @@ def _slow_storage(db, write_iops: int = 0, read_iops: int = 0):
 
 
 @contextlib.contextmanager
-def _writers(db, threads: int, rows: int, span: int):
-    """``threads`` sessions updating ``span`` random rows of w.t at a time until the block ends."""
+def _sessions(db, threads: int, statement):
+    """``threads`` sessions each running ``statement(rnd)`` (an SQL text from its own random generator) in a
+    loop until the block ends; a session stops quietly when the server goes away (it is killed at the end)."""
     stop = threading.Event()
 
     def work() -> None:
@@ -477,38 +478,31 @@ def _writers(db, threads: int, rows: int, span: int):
             c = _connect(db, read_timeout=120)
             with c.cursor() as cur:
                 while not stop.is_set():
-                    x = rnd.randint(1, rows - span)
-                    cur.execute(f"UPDATE w.t SET a = a + 1, b = REPEAT(CHAR(65 + {x} % 26), 200) "
-                                f"WHERE id BETWEEN {x} AND {x + span}")
-        except pymysql.MySQLError:
-            return  # the server is killed at the end
-
-    ts = [threading.Thread(target=work, daemon=True) for _ in range(threads)]
-    for t in ts:
-        t.start()
-    try:
-        yield
-    finally:
-        stop.set()
-
-
-def _readers(db, threads: int, rows: int):
-    stop = threading.Event()
-
-    def work() -> None:
-        rnd = random.Random(threading.get_ident())
-        try:
-            c = _connect(db, read_timeout=120)
-            with c.cursor() as cur:
-                while not stop.is_set():
-                    cur.execute(f"SELECT a FROM w.t WHERE id = {rnd.randint(1, rows)}")
+                    cur.execute(statement(rnd))
                     cur.fetchall()
         except pymysql.MySQLError:
             return
 
     for _ in range(threads):
         threading.Thread(target=work, daemon=True).start()
-    return stop
+    try:
+        yield
+    finally:
+        stop.set()
+
+
+def _writers(db, threads: int, rows: int, span: int):
+    """``threads`` sessions updating ``span`` random rows of w.t at a time until the block ends."""
+    def update(rnd: random.Random) -> str:
+        x = rnd.randint(1, rows - span)
+        return f"UPDATE w.t SET a = a + 1, b = REPEAT(CHAR(65 + {x} % 26), 200) WHERE id BETWEEN {x} AND {x + span}"
+
+    return _sessions(db, threads, update)
+
+
+def _readers(db, threads: int, rows: int):
+    """``threads`` sessions reading random single rows of w.t until the block ends."""
+    return _sessions(db, threads, lambda rnd: f"SELECT a FROM w.t WHERE id = {rnd.randint(1, rows)}")
 
 
 SLOW_ROWS = 150_000  # ~40 MiB of rows: larger than the buffer pools below
@@ -569,13 +563,9 @@ def test_slow_reads_group(mariadb_factory):
     """Point reads over more rows than a 16 MiB buffer pool holds, with the reads held to twenty a second:
     reads queue behind the storage while the audit reads the status."""
     db = _slow_storage_server(mariadb_factory, **{"innodb-buffer-pool-size": "16M"})
-    with _slow_storage(db, read_iops=20):
-        stop = _readers(db, threads=8, rows=SLOW_ROWS)
-        try:
-            _until(db, "Innodb_data_pending_reads", lambda v: v >= 4)
-            report = _audit(db)
-        finally:
-            stop.set()
+    with _slow_storage(db, read_iops=20), _readers(db, threads=8, rows=SLOW_ROWS):
+        _until(db, "Innodb_data_pending_reads", lambda v: v >= 4)
+        report = _audit(db)
     _fired(report, GROUPS["slow-reads"])
 
 
