@@ -140,8 +140,21 @@ def cached(name: str, inputs: Iterable[tuple[str, Any]], build: Callable[[], T],
     """build(), or its pickled result from an earlier run with identical inputs."""
     if os.environ.get("ADVISOR_NO_CACHE"):
         return build()
-    key = _key(list(inputs))
-    if key is None:
+    return cached_by_key(name, _key(list(inputs)), build, valid)
+
+
+def input_key(inputs: Iterable[tuple[str, Any]]) -> Optional[str]:
+    """The key `cached` computes for these inputs (None: not cacheable), for a caller that keeps
+    several values under the same inputs (cached_by_key): every input file is looked at once."""
+    if os.environ.get("ADVISOR_NO_CACHE"):
+        return None
+    return _key(list(inputs))
+
+
+def cached_by_key(name: str, key: Optional[str], build: Callable[[], T],
+                  valid: Callable[[Any], bool] = lambda x: True) -> T:
+    """build(), or its pickled result stored under `key` (from input_key; None: build())."""
+    if key is None or os.environ.get("ADVISOR_NO_CACHE"):
         return build()
     path = cache_dir() / f"{name}-{key}.pickle"
     if not trusted_dir(path.parent, create=True):
@@ -196,7 +209,10 @@ def code_files(*packages_dirs: Path) -> list[tuple[str, Path]]:
     bytecode and editor or temporary files are left out."""
     out = []
     for d in packages_dirs:
-        out += [(f"code:{p.relative_to(d)}", p) for p in sorted(d.rglob("*"))
-                if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".tmp", ".swp")
-                and not p.name.startswith((".", "#")) and not p.name.endswith("~")]
+        found = []
+        for folder, dirs, names in os.walk(d):
+            dirs[:] = [x for x in dirs if x != "__pycache__"]
+            found += [os.path.join(folder, n) for n in names
+                      if not n.endswith((".pyc", ".tmp", ".swp", "~")) and not n.startswith((".", "#"))]
+        out += [(f"code:{p.relative_to(d)}", p) for p in sorted(map(Path, found)) if p.is_file()]
     return out

@@ -92,10 +92,15 @@ class SnapshotModel:
 
     @classmethod
     def model_validate(cls, obj: Any) -> Any:
-        """Validated by the pydantic twin (raises pydantic's ValidationError), as plain objects."""
+        """Validated as plain objects: by the exact check (fast_validate) when every value already has
+        its declared type, else by the pydantic twin, which converts what pydantic converts and
+        raises pydantic's ValidationError for the rest."""
         if isinstance(obj, cls):
             return obj
-        return _from_twin(pydantic_twin(cls).model_validate(obj))
+        try:
+            return fast_validate(cls, obj)
+        except Unsure:
+            return _from_twin(pydantic_twin(cls).model_validate(obj))
 
     @classmethod
     def model_validate_json(cls, text: str) -> Any:
@@ -169,6 +174,130 @@ def _dump(v: Any, exclude_none: bool, sub: Any = None) -> Any:
     if isinstance(v, dict):
         return {k: _dump(x, exclude_none) for k, x in v.items()}
     return v
+
+
+class Unsure(Exception):
+    """fast_validate met a value it does not decide (the pydantic twin does)."""
+
+
+_UNSURE = Unsure()
+_CHECKERS: dict[Any, Callable[[Any], Any]] = {}
+_EXACT = (str, int, bool)
+_FLOAT_EXACT = 2 ** 53  # ints pydantic turns into the same float as float() does
+
+
+def fast_validate(cls: type, obj: Any) -> Any:
+    """`obj` (parsed JSON) as an instance of the plain class `cls`, when every value already has the
+    type its field declares: str, int and bool exactly, a float or an int for float (made a float, as
+    pydantic does), None for Optional, one of a Literal's values, lists, string-keyed dicts and
+    nested classes; missing fields get their defaults and the class's field validators run. Anything
+    else (an extra key, a missing required field, a value pydantic would convert or reject, a
+    validator that raises) raises Unsure, and the caller asks the pydantic twin, the validator of
+    record. So what this returns is what the twin would return (tests/unit/test_plainmodel_fast.py
+    checks it against the twin on every snapshot in the repository and on mutations of them)."""
+    return _checker(cls)(obj)
+
+
+def _checker(ann: Any) -> Callable[[Any], Any]:
+    check = _CHECKERS.get(ann)
+    if check is None:
+        check = _CHECKERS[ann] = _build_checker(ann)
+    return check
+
+
+def _build_checker(ann: Any) -> Callable[[Any], Any]:
+    import typing
+
+    if isinstance(ann, type) and issubclass(ann, SnapshotModel):
+        return _model_checker(ann)
+    if ann is float:
+        def check_float(v: Any) -> Any:
+            t = type(v)
+            if t is float:
+                return v
+            if t is int and -_FLOAT_EXACT <= v <= _FLOAT_EXACT:
+                return float(v)
+            raise _UNSURE
+        return check_float
+    if ann in _EXACT:
+        def check_exact(v: Any, t: type = ann) -> Any:
+            if type(v) is t:
+                return v
+            raise _UNSURE
+        return check_exact
+    if ann is Any:
+        return lambda v: v
+    origin, args = typing.get_origin(ann), typing.get_args(ann)
+    if origin is typing.Literal:
+        allowed = [(type(a), a) for a in args]
+
+        def check_literal(v: Any) -> Any:
+            if (type(v), v) in allowed:
+                return v
+            raise _UNSURE
+        return check_literal
+    if origin is typing.Union:
+        others = [a for a in args if a is not type(None)]
+        if len(others) != 1 or len(others) == len(args):
+            raise TypeError(f"fast_validate: no check for {ann!r}")
+        inner = _checker(others[0])
+        return lambda v: None if v is None else inner(v)
+    if origin is list and len(args) == 1:
+        item = _checker(args[0])
+
+        def check_list(v: Any) -> Any:
+            if type(v) is not list:
+                raise _UNSURE
+            return [item(x) for x in v]
+        return check_list
+    if origin is dict and len(args) == 2 and args[0] is str:
+        value = _checker(args[1])
+
+        def check_dict(v: Any) -> Any:
+            if type(v) is not dict:
+                raise _UNSURE
+            out = {}
+            for k, x in v.items():
+                if type(k) is not str:
+                    raise _UNSURE
+                out[k] = value(x)
+            return out
+        return check_dict
+    raise TypeError(f"fast_validate: no check for {ann!r}")
+
+
+def _model_checker(cls: type) -> Callable[[Any], Any]:
+    fields = cls.model_fields  # type: ignore[attr-defined]
+    validators = cls._validators  # type: ignore[attr-defined]
+    checks: dict[str, Callable[[Any], Any]] = {}
+
+    def check_model(v: Any) -> Any:
+        if type(v) is not dict:
+            raise _UNSURE
+        if not checks:  # built on first use: a class may name a class defined after it
+            checks.update({name: _checker(spec.annotation) for name, spec in fields.items()})
+        if not v.keys() <= fields.keys():
+            raise _UNSURE  # an extra key: the twin forbids it, with pydantic's message
+        out = cls.__new__(cls)
+        d = out.__dict__
+        for name, spec in fields.items():
+            if name in v:
+                x = checks[name](v[name])
+                fn = validators.get(name)
+                if fn is not None:
+                    try:
+                        x = fn(cls, x)
+                    except Exception:
+                        raise _UNSURE from None
+                d[name] = x
+            elif spec.default_factory is not None:
+                d[name] = spec.default_factory()
+            elif spec.default is not _UNSET:
+                d[name] = spec.default
+            else:
+                raise _UNSURE  # a required field is missing
+        return out
+    return check_model
 
 
 _TWINS: dict[type, Any] = {}

@@ -514,8 +514,6 @@ def load_snapshot(text: str, source: str = "snapshot") -> Snapshot:
     """Parse and validate a snapshot document. Raises SnapshotError with one clear paragraph."""
     import json
 
-    from pydantic import ValidationError
-
     from advisor.errors import SnapshotError
     from advisor.inputs import BadInput, clip, load_json
 
@@ -535,6 +533,14 @@ def load_snapshot(text: str, source: str = "snapshot") -> Snapshot:
         raise SnapshotError(
             f"{source} has schema_version {clip(sv, 40)}; this advisor reads schema_version {SCHEMA_VERSION}.",
             "use the advisor version that wrote it, or collect a new snapshot.")
+    from advisor.plainmodel import Unsure, fast_validate
+
+    try:
+        return fast_validate(Snapshot, raw)  # every value already of its type: no pydantic import
+    except Unsure:
+        pass
+    from pydantic import ValidationError
+
     try:
         return Snapshot.model_validate(raw)
     except ValidationError as e:

@@ -6,7 +6,9 @@ fast paths is a deliberate change made here, not an accident found in a benchmar
 - an offline `advisor audit` from the rule cache imports no driver, template engine or TOML/YAML
   parser: the server driver (PyMySQL) is for collecting, Jinja2 for HTML, and the rule files are read
   from the cache, not parsed again; what it does import is an allowlist of third-party packages
-  (pydantic validates the snapshot file, typer parses the command line) and of advisor modules;
+  (typer parses the command line) and of advisor modules: no pydantic, as the snapshot file's values
+  all have their declared types (advisor.plainmodel.fast_validate; a file that needs pydantic's
+  conversions or errors still gets them, tests/unit/test_plainmodel_fast.py);
 - `import advisor.cli` imports no pydantic, driver, template engine or rule code;
 - a live audit imports no pydantic (the collector builds the snapshot itself: nothing untrusted to
   validate); that one needs a server: tests/integration/test_audit_live.py, with LIVE_AUDIT_ALLOWED.
@@ -34,9 +36,8 @@ NOT_IN_OFFLINE_AUDIT = {
 # (older rich releases, at the floors job's typer 0.15.4, import attrs from rich.pretty when it is installed)
 TYPER = {"typer", "click", "rich", "shellingham", "annotated_doc", "typing_extensions", "markdown_it", "mdurl",
          "pygments", "attr"}
-PYDANTIC = {"pydantic", "pydantic_core", "annotated_types", "typing_extensions", "typing_inspection"}
-# every third-party package an offline audit (a snapshot file, or the demo) may import
-OFFLINE_AUDIT_ALLOWED = TYPER | PYDANTIC
+# every third-party package an offline audit (a snapshot file, or the demo) may import: no pydantic
+OFFLINE_AUDIT_ALLOWED = TYPER
 # every third-party package a live audit may import: no pydantic
 LIVE_AUDIT_ALLOWED = TYPER | {"pymysql", "cryptography", "cffi", "_cffi_backend"}
 # advisor modules an offline audit may import: these names, and any module under these packages

@@ -18,6 +18,11 @@ def _set(tree: dict[str, Any], parts: list[str], value: Any) -> None:
 
 def example_snapshot(ex: Any) -> Snapshot:
     """The snapshot an example describes (`ex.target`, `ex.facts`): a rule's, a sizer's or a check's."""
+    return Snapshot.model_validate(example_doc(ex))
+
+
+def example_doc(ex: Any) -> dict[str, Any]:
+    """The snapshot document (parsed JSON) of an example."""
     flavor, version = ex.target.split()
     v = Version.parse(version)
     doc: dict[str, Any] = {
@@ -39,7 +44,7 @@ def example_snapshot(ex: Any) -> Snapshot:
             if root in ("host", "client", "calibration"):
                 doc.setdefault(root, {})
             _set(doc, parts, value)
-    return Snapshot.model_validate(doc)
+    return doc
 
 
 def _scalar(value: Any) -> str:

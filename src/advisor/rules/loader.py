@@ -230,22 +230,38 @@ def _check_placeholder(source: str, field_name: str, path: str, flt: str | None)
 
 
 def _iter_toml(root: Any, prefix: str) -> Iterable[tuple[str, Any]]:
-    entries = sorted(root.iterdir(), key=lambda p: p.name)
-    for p in entries:
-        if p.is_dir():
-            yield from _iter_toml(p, f"{prefix}/{p.name}")
+    for source, p, is_dir in _entries(root, prefix):
+        if is_dir:
+            yield from _iter_toml(p, source)
         elif p.name.endswith(".toml"):
-            yield f"{prefix}/{p.name}", p
+            yield source, p
 
 
 def _iter_files(root: Any, prefix: str) -> Iterable[tuple[str, Any]]:
     """Every file under root (not only .toml), for the cache key."""
-    for p in sorted(root.iterdir(), key=lambda p: p.name):
-        if p.is_dir():
+    for source, p, is_dir in _entries(root, prefix):
+        if is_dir:
             if p.name != "__pycache__":
-                yield from _iter_files(p, f"{prefix}/{p.name}")
+                yield from _iter_files(p, source)
         elif not p.name.endswith((".pyc", ".tmp", "~")) and not p.name.startswith("."):
-            yield f"{prefix}/{p.name}", p
+            yield source, p
+
+
+def _entries(root: Any, prefix: str) -> list[tuple[str, Any, bool]]:
+    """(source, path, is a directory) of root's entries by name; a directory on disk is listed with
+    os.scandir (the kind comes with the listing: no stat per entry), another Traversable (a package
+    inside a zip) through its own iterdir."""
+    if isinstance(root, Path):
+        import os
+
+        try:
+            with os.scandir(root) as it:
+                found = sorted((e.name, e.is_dir()) for e in it)
+        except OSError:
+            found = None
+        if found is not None:
+            return [(f"{prefix}/{name}", root / name, is_dir) for name, is_dir in found]
+    return [(f"{prefix}/{p.name}", p, p.is_dir()) for p in sorted(root.iterdir(), key=lambda p: p.name)]
 
 
 def builtin_rules_root() -> Any:
@@ -283,7 +299,7 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
     files = [(source, f) for source, f in every if not source.startswith(NOT_RULES)]
     group_files = [(source, f) for source, f in every if source == GROUPS_SOURCE]
     here = Path(__file__).resolve().parent
-    from advisor.cache import cached, code_files
+    from advisor.cache import cached, cached_by_key, code_files, input_key
 
     # the key covers every file of the catalogue directories (any kind: a new data file beside the
     # rules is picked up without naming it) and every file of the code and knowledge that validate them
@@ -296,13 +312,15 @@ def load_entries(extra_dirs: Iterable[PathLike] = (), builtin: bool = True,
             validated.append(_load(files))
         return validated[0]
 
-    def others() -> dict[str, list[Any]]:
+    key = input_key(inputs)  # one look at every input file for the three values kept under it
+
+    def others() -> dict[str, list[Any]]:  # asked later (mycnf, checklist): the files are looked at again then
         return cached("entries", inputs, lambda: validate()[1], lambda x: isinstance(x, dict))
 
-    rules = cached("catalogue", inputs, lambda: validate()[0], lambda x: isinstance(x, list))
-    made = cached("generated", inputs, lambda: generate(variables), lambda x: isinstance(x, list)) \
+    rules = cached_by_key("catalogue", key, lambda: validate()[0], lambda x: isinstance(x, list))
+    made = cached_by_key("generated", key, lambda: generate(variables), lambda x: isinstance(x, list)) \
         if variables is default_catalogue() else None
-    groups = cached("groups", inputs, lambda: load_groups(group_files), lambda x: isinstance(x, tuple))
+    groups = cached_by_key("groups", key, lambda: load_groups(group_files), lambda x: isinstance(x, tuple))
     return build_catalogue(variables, rules, others=others, generated=made, groups=groups)
 
 
