@@ -192,7 +192,7 @@ def _import_dump(path: str, input_format: Optional[str], text: Optional[str]) ->
 
 
 def demo_snapshot() -> Snapshot:
-    from importlib.resources import files
+    from advisor.resources import files
 
     return load_snapshot((files("advisor.data") / DEMO_SNAPSHOT).read_text(encoding="utf-8"), "the bundled demo snapshot")
 

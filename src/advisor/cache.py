@@ -22,7 +22,6 @@ import json
 import os
 import pickle
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, TypeVar
 
@@ -70,6 +69,8 @@ def _digests(paths: list[str]) -> Optional[list[str]]:
         changed = True
     if changed and trusted_dir(memo_path.parent, create=True):
         try:
+            import tempfile  # only to write (shutil, random: ~2.5 ms of a run that only reads)
+
             fd, tmp = tempfile.mkstemp(dir=memo_path.parent, suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(memo, fh)
@@ -171,6 +172,8 @@ def cached_by_key(name: str, key: Optional[str], build: Callable[[], T],
     value = build()
     try:
         _prune(path.parent, name, keep=path)
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "wb") as fh:
             pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)

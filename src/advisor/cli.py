@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import Annotated, Callable, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
 
 # A CLI run allocates a few hundred thousand objects while importing typer and pydantic and then
 # little else; collecting generation 0 every 700 allocations costs ~10 ms of a ~150 ms audit. A
@@ -17,33 +17,54 @@ gc.set_threshold(100_000, 50, 50)
 # entry points at first use (~13 ms on a machine with many packages).
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-import typer  # noqa: E402
+from advisor import __version__  # noqa: E402
+from advisor.commands.params import Opt  # noqa: E402
 
-from advisor import __version__
+if TYPE_CHECKING:
+    import typer
 
-app = typer.Typer(
-    name="advisor",
-    help="Rule-based configuration advisor for MySQL, Percona Server, MariaDB and TiDB: findings with evidence, "
-         "a measured calibration, and a justified my.cnf.",
-    no_args_is_help=True,
-    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["--help"]},
-)
+_APP: Optional["typer.Typer"] = None
+
+
+def _app() -> "typer.Typer":
+    """The typer application, made on first use: a command in FAST_COMMANDS with a plain command
+    line runs without importing typer (_run_fast)."""
+    global _APP
+    if _APP is None:
+        import typer
+
+        _APP = typer.Typer(
+            name="advisor",
+            help="Rule-based configuration advisor for MySQL, Percona Server, MariaDB and TiDB: findings with evidence, "
+                 "a measured calibration, and a justified my.cnf.",
+            no_args_is_help=True,
+            add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
+            pretty_exceptions_enable=False,
+            context_settings={"help_option_names": ["--help"]},
+        )
+        _APP.callback()(typer_function(_root))
+    return _APP
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # cli.app, as typer's tests and tests/support name it
+        return _app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _version(value: bool) -> None:
     if value:
+        import typer
+
         typer.echo(f"advisor {__version__}")
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No warnings and no progress on standard error (errors "
-                                        "are still printed); also accepted after the command.")] = False,
+    version: Annotated[bool, Opt("--version", "-V", callback=_version, is_eager=True,
+                                 help="Print the version and exit.")] = False,
+    quiet: Annotated[bool, Opt("--quiet", "-q", help="No warnings and no progress on standard error (errors "
+                               "are still printed); also accepted after the command.")] = False,
 ) -> None:
     """advisor: find what makes a MySQL-family server slow or a benchmark misleading, show the evidence, write the fix."""
 
@@ -70,17 +91,58 @@ GROUPS: dict[str, tuple[str, str]] = {
 }
 
 
-def register(only: Optional[str] = None) -> typer.Typer:
+# Commands whose module imports no typer (advisor.commands.params): a plain command line runs them
+# without importing typer at all (_run_fast); tests/unit/test_import_guard.py holds audit to it.
+FAST_COMMANDS = frozenset({"audit"})
+
+
+def register(only: Optional[str] = None) -> "typer.Typer":
     """Register every command on the app, or only the named one."""
     import importlib
 
+    app = _app()
     for name, (module, attr) in COMMANDS.items():
         if only is None or only == name:
-            app.command(name)(getattr(importlib.import_module(module), attr))
+            app.command(name)(typer_function(getattr(importlib.import_module(module), attr)))
     for name, (module, attr) in GROUPS.items():
         if only is None or only == name:
-            app.add_typer(getattr(importlib.import_module(module), attr), name=name)
+            sub = getattr(importlib.import_module(module), attr)
+            for info in sub.registered_commands:
+                info.callback = typer_function(info.callback)
+            app.add_typer(sub, name=name)
     return app
+
+
+def typer_function(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` as typer is to read it: every Annotated[T, Opt(...)] of its signature as
+    Annotated[T, typer.Option(...)] with the same arguments (advisor.commands.params); `fn` itself
+    when it declares no Opt."""
+    import functools
+    import inspect
+    import typing
+
+    import typer
+
+    hints = typing.get_type_hints(fn, include_extras=True)
+    changed: dict[str, Any] = {}
+    for name, ann in hints.items():
+        meta = getattr(ann, "__metadata__", ())
+        if any(isinstance(m, Opt) for m in meta):
+            made = tuple(typer.Option(*m.decls, **m.kwargs) if isinstance(m, Opt) else m for m in meta)
+            changed[name] = Annotated[(ann.__origin__, *made)]  # type: ignore[valid-type]
+    if not changed:
+        return fn
+    sig = inspect.signature(fn)
+    params = [p.replace(annotation=changed.get(p.name, hints.get(p.name, p.annotation))) for p in sig.parameters.values()]
+
+    @functools.wraps(fn)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    del command.__wrapped__  # type: ignore[attr-defined]
+    command.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    command.__annotations__ = {**hints, **changed}
+    return command
 
 
 # What each option's value is, for the help's placeholders (typer would print the Python type: <str>)
@@ -203,16 +265,74 @@ def _file_error(e: OSError) -> bool:
 QUIET_FLAGS = ("--quiet", "-q")
 
 
+_TYPER: Any = object()  # _run_fast's answer when typer is to parse the command line
+
+
+def _typer_wanted() -> bool:
+    """Shell completion asks typer (its variables name the program)."""
+    return any(k.endswith("_COMPLETE") or k == "_TYPER_COMPLETE_ARGS" for k in os.environ)
+
+
+def _run_fast(name: str, args: list[str]) -> tuple[object, Optional[dict[str, Any]]]:
+    """Run a FAST_COMMANDS command without importing typer when its command line is one that
+    advisor.commands.params.parse takes: (its return value, None); else (_TYPER, the [advisor]
+    defaults already read, so that typer does not read the option files again)."""
+    import importlib
+
+    from advisor.commands import options
+    from advisor.commands.params import command_params, parse
+
+    module, attr = COMMANDS[name]
+    fn = getattr(importlib.import_module(module), attr)
+    params = command_params(fn)
+    at = args.index(name)
+    pre, post = args[:at], args[at + 1:]
+    if params is None or any(a not in QUIET_FLAGS for a in pre) or _typer_wanted():
+        return _TYPER, None
+    decls = {d for p in params for d in (*p.decls, *p.negative)}
+    options.QUIET = bool(pre) or any(a in QUIET_FLAGS for a in post)
+    if "--quiet" not in decls:
+        post = [a for a in post if a not in QUIET_FLAGS]
+    if "--password" in decls:
+        post = options.expand_bare_password(post)
+    table = {d: (p.name, [m.value for m in p.enum] if p.enum is not None else [])
+             for p in params for d in p.decls if d.startswith("--")}
+    defaults = options.defaults_from_files(post, name, table)
+    kwargs = parse(params, post)
+    if kwargs is None:
+        return _TYPER, defaults
+    given = parse(params, post, only_given=True) or {}
+    for key, text in defaults.items():
+        if key in given:
+            continue
+        p = next(p for p in params if p.name == key)
+        try:
+            if p.is_flag or p.multiple:
+                raise ValueError(text)
+            kwargs[key] = p.convert(str(text))
+        except ValueError:
+            return _TYPER, defaults
+    return fn(**kwargs), None
+
+
 def _run(args: list[str]) -> object:
     """Parse and run. Before parsing: `-p` without a value becomes --ask-password, --quiet is taken
     from anywhere on the line, and the [advisor] option group gives the command's defaults."""
+    if args in (["--version"], ["-V"]):  # what typer's eager --version prints, without typer
+        sys.stdout.write(f"advisor {__version__}\n")
+        return 0
+    name = _command_named(args)
+    read: Optional[dict[str, Any]] = None
+    if name in FAST_COMMANDS:
+        rv, read = _run_fast(name, args)  # type: ignore[arg-type]
+        if rv is not _TYPER:
+            return rv
     from typer.main import get_command
 
     from advisor.commands import options
 
-    name = _command_named(args)
     register(name)
-    group = get_command(app)
+    group = get_command(_app())
     _placeholders(group)
     sub = group.commands.get(name) if name in COMMANDS else None  # type: ignore[attr-defined]
     opts = {o for p in getattr(sub, "params", []) for o in getattr(p, "opts", [])}
@@ -228,7 +348,7 @@ def _run(args: list[str]) -> object:
         args = pre + post
         if "--password" in opts:
             args = options.expand_bare_password(args)
-        defaults = options.advisor_defaults(args, sub)
+        defaults = read if read is not None else options.advisor_defaults(args, sub)
     return group.main(args=args, standalone_mode=False, prog_name="advisor",
                       default_map={name: defaults} if defaults else None)
 def _default_tip(code: int, command: Optional[str]) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from advisor import api
 from advisor.collect.calibrate import check_statement, plan
-from advisor.commands.calibrate import TerminalProgress
+from advisor.commands.progress import TerminalProgress
 from advisor.errors import UsageError
 from advisor.render.calibration import render_json, render_text
 from advisor.rules.calibration import calibration_document as to_dict

@@ -5,13 +5,16 @@ fast paths is a deliberate change made here, not an accident found in a benchmar
   advisor's own small modules (advisor.__main__, advisor.cache);
 - an offline `advisor audit` from the rule cache imports no driver, template engine or TOML/YAML
   parser: the server driver (PyMySQL) is for collecting, Jinja2 for HTML, and the rule files are read
-  from the cache, not parsed again; what it does import is an allowlist of third-party packages
-  (typer parses the command line) and of advisor modules: no pydantic, as the snapshot file's values
-  all have their declared types (advisor.plainmodel.fast_validate; a file that needs pydantic's
-  conversions or errors still gets them, tests/unit/test_plainmodel_fast.py);
-- `import advisor.cli` imports no pydantic, driver, template engine or rule code;
+  from the cache, not parsed again; it imports no third-party package at all and only an allowlist
+  of advisor modules: no typer, as its command line is a plain one (advisor.commands.params; typer
+  still parses help, completion and anything unusual, tests/unit/test_cli_fast.py), and no
+  pydantic, as the snapshot file's values all have their declared types
+  (advisor.plainmodel.fast_validate; a file that needs pydantic's conversions or errors still gets
+  them, tests/unit/test_plainmodel_fast.py);
+- `import advisor.cli` imports no typer, pydantic, driver, template engine or rule code;
 - a live audit imports no pydantic (the collector builds the snapshot itself: nothing untrusted to
-  validate); that one needs a server: tests/integration/test_audit_live.py, with LIVE_AUDIT_ALLOWED.
+  validate) and no typer: only the driver; that one needs a server:
+  tests/integration/test_audit_live.py, with LIVE_AUDIT_ALLOWED.
 """
 
 import os
@@ -32,18 +35,14 @@ NOT_IN_OFFLINE_AUDIT = {
 }
 
 
-# typer and what it imports (the set differs between typer releases)
-# (older rich releases, at the floors job's typer 0.15.4, import attrs from rich.pretty when it is installed)
-TYPER = {"typer", "click", "rich", "shellingham", "annotated_doc", "typing_extensions", "markdown_it", "mdurl",
-         "pygments", "attr"}
-# every third-party package an offline audit (a snapshot file, or the demo) may import: no pydantic
-OFFLINE_AUDIT_ALLOWED = TYPER
-# every third-party package a live audit may import: no pydantic
-LIVE_AUDIT_ALLOWED = TYPER | {"pymysql", "cryptography", "cffi", "_cffi_backend"}
+# every third-party package an offline audit (a snapshot file, or the demo) may import: none
+OFFLINE_AUDIT_ALLOWED: set[str] = set()
+# every third-party package a live audit may import: the driver (cryptography only for an RSA login)
+LIVE_AUDIT_ALLOWED = {"pymysql", "cryptography", "cffi", "_cffi_backend"}
 # advisor modules an offline audit may import: these names, and any module under these packages
 OFFLINE_ADVISOR_MODULES = {
     "advisor", "advisor.api", "advisor.cache", "advisor.cli", "advisor.codecache", "advisor.collect", "advisor.collect.clientopts",
-    "advisor.collect.clock", "advisor.commands", "advisor.commands.options", "advisor.errors", "advisor.inputs",
+    "advisor.collect.clock", "advisor.commands", "advisor.commands.options", "advisor.commands.params", "advisor.errors", "advisor.inputs",
     "advisor.measure", "advisor.optionfile", "advisor.plainmodel", "advisor.render", "advisor.render.json_out",
     "advisor.render.report_json", "advisor.render.terminal", "advisor.render.calibration", "advisor.report",
     "advisor.rules", "advisor.rules.calibration", "advisor.rules.catalogue", "advisor.rules.conditions",
@@ -121,5 +120,5 @@ def test_importing_the_cli_imports_no_pydantic_driver_templates_or_rules(tmp_pat
     mods = {line.split("|")[-1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
     mods -= startup(tmp_path)
     tops = {m.split(".")[0] for m in mods}
-    assert not tops & {"pydantic", "pydantic_core", "pymysql", "jinja2"}, sorted(tops)
+    assert not tops & {"typer", "click", "pydantic", "pydantic_core", "pymysql", "jinja2"}, sorted(tops)
     assert not {m for m in mods if m.startswith("advisor.rules")}, sorted(m for m in mods if m.startswith("advisor.rules"))

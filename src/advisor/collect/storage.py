@@ -74,7 +74,7 @@ class DeviceModels:
     @lru_cache(maxsize=1)
     def builtin() -> "DeviceModels":
         """The bundled table, its checked rows kept in the cache (advisor.cache): a hit needs no TOML parser."""
-        from importlib.resources import files
+        from advisor.resources import files
         from pathlib import Path
 
         from advisor.cache import cached

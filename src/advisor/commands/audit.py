@@ -1,8 +1,7 @@
 
 from typing import Annotated, Any, Optional
 
-import typer
-
+from advisor.commands.params import Exit, Opt
 from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, DefaultsExtraFile, DefaultsFile, Host,
                                       Ignore, LoginPath, NoDefaults, OutputFile, Password, Port, Protocol, Purpose,
                                       PurposeOpt, ReadTimeout, ReportFormat, RulesDirs, SampleSeconds, Severity,
@@ -19,16 +18,16 @@ def audit(
     ssl_verify_server_cert: SslVerifyServerCert = False, protocol: Protocol = None, connect_timeout: ConnectTimeout = 5.0, read_timeout: ReadTimeout = 30.0,
     sample_seconds: SampleSeconds = 0.0,
     sysroot: Sysroot = None, ssh: Ssh = None, ssh_option: SshOption = None, host_facts: HostFacts = None,
-    snapshot: Annotated[Optional[str], typer.Option("--snapshot", help="Audit a saved snapshot (from `advisor collect` or `advisor import`) or a SHOW VARIABLES dump (tab, table, \\G, JSON, CSV, or a pt-mysql-summary / pt-stalk directory) instead of a live server; '-' reads standard input.")] = None,
-    input_format: Annotated[Optional[str], typer.Option("--input-format", help="With --snapshot: snapshot, tab, table, vertical, json or csv (default: detected).")] = None,
-    demo: Annotated[bool, typer.Option("--demo", help="Audit the bundled demo snapshot (the seed-000 benchmark server).")] = False,
+    snapshot: Annotated[Optional[str], Opt("--snapshot", help="Audit a saved snapshot (from `advisor collect` or `advisor import`) or a SHOW VARIABLES dump (tab, table, \\G, JSON, CSV, or a pt-mysql-summary / pt-stalk directory) instead of a live server; '-' reads standard input.")] = None,
+    input_format: Annotated[Optional[str], Opt("--input-format", help="With --snapshot: snapshot, tab, table, vertical, json or csv (default: detected).")] = None,
+    demo: Annotated[bool, Opt("--demo", help="Audit the bundled demo snapshot (the seed-000 benchmark server).")] = False,
     purpose: PurposeOpt = Purpose.production,
     rules: RulesDirs = None,
     ignore: Ignore = None,
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="text (default), json, markdown, html (one self-contained file with charts), sarif (SARIF 2.1.0 for code-scanning tools) or junit (JUnit XML, one test case per rule).", rich_help_panel=OUT)] = ReportFormat.text,
-    fail_on: Annotated[Optional[Severity], typer.Option("--fail-on", help="Exit 1 when a finding at or above this severity exists.", rich_help_panel=OUT)] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list passed and not-applicable rules with reasons.", rich_help_panel=OUT)] = False,
-    sarif_all: Annotated[bool, typer.Option("--sarif-all", help="With --format sarif: a result for every outcome (passed, not applicable, unknown) and a rule entry for every rule evaluated, about 1.5 MB a server; by default only the findings and their rules, which fit code-scanning upload limits (GitHub: 10 MB gzip-compressed a file, 20 runs a file, 25,000 results a run, docs/report-format.md).", rich_help_panel=OUT)] = False,
+    fmt: Annotated[ReportFormat, Opt("--format", "-f", help="text (default), json, markdown, html (one self-contained file with charts), sarif (SARIF 2.1.0 for code-scanning tools) or junit (JUnit XML, one test case per rule).", rich_help_panel=OUT)] = ReportFormat.text,
+    fail_on: Annotated[Optional[Severity], Opt("--fail-on", help="Exit 1 when a finding at or above this severity exists.", rich_help_panel=OUT)] = None,
+    verbose: Annotated[bool, Opt("--verbose", "-v", help="Also list passed and not-applicable rules with reasons.", rich_help_panel=OUT)] = False,
+    sarif_all: Annotated[bool, Opt("--sarif-all", help="With --format sarif: a result for every outcome (passed, not applicable, unknown) and a rule entry for every rule evaluated, about 1.5 MB a server; by default only the findings and their rules, which fit code-scanning upload limits (GitHub: 10 MB gzip-compressed a file, 20 runs a file, 25,000 results a run, docs/report-format.md).", rich_help_panel=OUT)] = False,
     output: OutputFile = None,
     calibrate: Calibrate = None,
     calibrate_seconds: CalibrateSecondsOpt = 10.0,
@@ -44,9 +43,9 @@ def audit(
     snap_in, source = given_snapshot(snapshot, demo, host, port, socket, sysroot, ssh, host_facts, input_format)
     progress, collection = None, None
     if snap_in is None:
-        from advisor.commands.calibrate import run_progress
+        from advisor.commands.progress import TerminalProgress
 
-        progress = run_progress()
+        progress = TerminalProgress.maybe()
         opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
                             no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path,
                             use_ssl=use_ssl, ssl_verify_server_cert=ssl_verify_server_cert, protocol=protocol)
@@ -64,7 +63,7 @@ def audit(
     write_output(render_report(a, fmt, output, verbose, fail_on, sarif_all=sarif_all), output)
     a.raise_failure()
     if fail_on is not None and a.report.worst_at_least(fail_on.value):
-        raise typer.Exit(1)
+        raise Exit(1)
 
 
 def given_snapshot(snapshot: Optional[str], demo: bool, host: Any, port: Any, socket: Any, sysroot: Any, ssh: Any,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Annotated, Any, Optional, TextIO
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -14,6 +14,7 @@ from advisor.commands.options import (OUT, AskPassword, ConnectTimeout, Defaults
                                       LoginPath, NoDefaults, OutputFile, Password, Port, Protocol, ReadTimeout,
                                       Socket, SslCa, SslCert, SslKey, SslMode, SslVerifyServerCert, UseSsl, User,
                                       conn_options, write_output)
+from advisor.commands.progress import TerminalProgress
 
 CAL = "Calibration"
 
@@ -44,43 +45,6 @@ class CalibrationFormat(str, Enum):
     text = "text"
     json = "json"
     html = "html"
-
-
-class TerminalProgress:
-    """A one-line progress bar on stderr, only when stderr is a terminal: `calibrating` (calibrate,
-    audit --calibrate) or `collecting` (collect --sample-seconds waiting for its second status read)."""
-
-    def __init__(self, stream: TextIO, width: int = 24, label: str = "calibrating"):
-        self.stream = stream
-        self.width = width
-        self.label = label
-        self.shown = False
-
-    @classmethod
-    def maybe(cls, stream: Optional[TextIO] = None, label: str = "calibrating") -> Optional["TerminalProgress"]:
-        from advisor.commands.options import QUIET, dumb_terminal
-
-        stream = stream or sys.stderr
-        if QUIET or dumb_terminal():  # a dumb terminal cannot redraw the line
-            return None
-        try:
-            return cls(stream, label=label) if stream.isatty() else None
-        except (AttributeError, ValueError):
-            return None
-
-    def __call__(self, probe: str, elapsed: float, budget: float) -> None:
-        frac = min(1.0, max(0.0, elapsed / budget)) if budget > 0 else 1.0
-        done = int(frac * self.width)
-        bar = "█" * done + "░" * (self.width - done)
-        self.stream.write(f"\r\033[2K{self.label} {bar} {elapsed:4.1f}/{budget:g} s  {probe}")
-        self.stream.flush()
-        self.shown = True
-
-    def finish(self) -> None:
-        if self.shown:
-            self.stream.write("\r\033[2K")
-            self.stream.flush()
-            self.shown = False
 
 
 def calibrate(
@@ -128,6 +92,3 @@ def calibrate(
     write_output(text, output)
 
 
-def run_progress() -> Any:
-    """For other commands (audit): a progress callback on a terminal, else None."""
-    return TerminalProgress.maybe()

@@ -43,7 +43,7 @@ def collect(
     opts = conn_options(host, port, socket, user, password, ask_password, defaults_file, defaults_extra_file,
                         no_defaults, ssl_mode, ssl_ca, ssl_cert, ssl_key, connect_timeout, read_timeout, login_path=login_path,
                         use_ssl=use_ssl, ssl_verify_server_cert=ssl_verify_server_cert, protocol=protocol)
-    from advisor.commands.calibrate import TerminalProgress
+    from advisor.commands.progress import TerminalProgress
 
     progress = TerminalProgress.maybe(label="collecting") if sample_seconds > 0 else None
     try:

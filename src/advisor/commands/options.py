@@ -1,4 +1,5 @@
-"""Options shared by commands. Typer annotations only; nothing heavy is imported here."""
+"""Options shared by commands, declared with advisor.commands.params.Opt (typer reads them through
+advisor.cli; this module does not import it), and the helpers the commands share."""
 
 from __future__ import annotations
 
@@ -7,32 +8,32 @@ import sys
 from enum import Enum
 from typing import Annotated, Any, List, Optional
 
-import typer
+from advisor.commands.params import Opt
 
 CONN = "Connection (as the mysql client)"
 MACHINE = "Host and network facts"
 OUT = "Output"
 RULES = "Rules"
 
-Host = Annotated[Optional[str], typer.Option("--host", "-h", help="Server host name or IP address, or a Percona DSN such as h=db1,P=3306,u=app (keys h, P, u, p, S, F).", rich_help_panel=CONN)]
-Port = Annotated[Optional[int], typer.Option("--port", "-P", help="TCP port (default 3306).", rich_help_panel=CONN)]
-Socket = Annotated[Optional[str], typer.Option("--socket", "-S", help="Unix socket path (default for localhost without --port).", rich_help_panel=CONN)]
-User = Annotated[Optional[str], typer.Option("--user", "-u", help="User name (default: option file, then $USER).", rich_help_panel=CONN)]
-Password = Annotated[Optional[str], typer.Option("--password", "-p", help="Password; -p or --password without a value asks for it, as mysql -p does. A password on the command line is visible to other users: prefer -p, --ask-password or an option file.", rich_help_panel=CONN)]
-AskPassword = Annotated[bool, typer.Option("--ask-password", help="Prompt for the password.", rich_help_panel=CONN)]
-DefaultsFile = Annotated[Optional[str], typer.Option("--defaults-file", help="Read the client and advisor option groups from this file only (instead of /etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf).", rich_help_panel=CONN)]
-DefaultsExtraFile = Annotated[Optional[str], typer.Option("--defaults-extra-file", help="Also read this option file, before ~/.my.cnf (as the mysql client does).", rich_help_panel=CONN)]
-NoDefaults = Annotated[bool, typer.Option("--no-defaults", help="Read no option files (the login-path file ~/.mylogin.cnf is still read, as by the mysql client).", rich_help_panel=CONN)]
-LoginPath = Annotated[Optional[str], typer.Option("--login-path", help="Also read this group of the option files and of ~/.mylogin.cnf (written by mysql_config_editor).", rich_help_panel=CONN)]
-SslMode = Annotated[Optional[str], typer.Option("--ssl-mode", help="DISABLED, PREFERRED (default), REQUIRED, VERIFY_CA or VERIFY_IDENTITY.", rich_help_panel=CONN)]
-SslCa = Annotated[Optional[str], typer.Option("--ssl-ca", help="CA certificate file; without --ssl-mode it means VERIFY_CA (the server's certificate must be signed by it), as in the mysql and mariadb clients.", rich_help_panel=CONN)]
-SslCert = Annotated[Optional[str], typer.Option("--ssl-cert", help="Client certificate file.", rich_help_panel=CONN)]
-SslKey = Annotated[Optional[str], typer.Option("--ssl-key", help="Client key file.", rich_help_panel=CONN)]
-UseSsl = Annotated[Optional[bool], typer.Option("--ssl/--skip-ssl", help="--ssl: insist on TLS (REQUIRED; VERIFY_CA with --ssl-ca), as the mariadb client's --ssl; --skip-ssl: no TLS (DISABLED). --ssl-mode wins over both.", rich_help_panel=CONN)]
-SslVerifyServerCert = Annotated[bool, typer.Option("--ssl-verify-server-cert", help="Verify the server's certificate against --ssl-ca and its host name (VERIFY_IDENTITY), as the mariadb client does; also read from ssl-verify-server-cert in an option file.", rich_help_panel=CONN)]
-Protocol = Annotated[Optional[str], typer.Option("--protocol", help="TCP or SOCKET (as the mysql client's --protocol; PIPE and MEMORY are Windows-only and refused). TCP with localhost connects to 127.0.0.1.", rich_help_panel=CONN)]
-ConnectTimeout = Annotated[float, typer.Option("--connect-timeout", help="Seconds to wait for the connection.", rich_help_panel=CONN)]
-ReadTimeout = Annotated[float, typer.Option("--read-timeout", help="Seconds to wait for each query result.", rich_help_panel=CONN)]
+Host = Annotated[Optional[str], Opt("--host", "-h", help="Server host name or IP address, or a Percona DSN such as h=db1,P=3306,u=app (keys h, P, u, p, S, F).", rich_help_panel=CONN)]
+Port = Annotated[Optional[int], Opt("--port", "-P", help="TCP port (default 3306).", rich_help_panel=CONN)]
+Socket = Annotated[Optional[str], Opt("--socket", "-S", help="Unix socket path (default for localhost without --port).", rich_help_panel=CONN)]
+User = Annotated[Optional[str], Opt("--user", "-u", help="User name (default: option file, then $USER).", rich_help_panel=CONN)]
+Password = Annotated[Optional[str], Opt("--password", "-p", help="Password; -p or --password without a value asks for it, as mysql -p does. A password on the command line is visible to other users: prefer -p, --ask-password or an option file.", rich_help_panel=CONN)]
+AskPassword = Annotated[bool, Opt("--ask-password", help="Prompt for the password.", rich_help_panel=CONN)]
+DefaultsFile = Annotated[Optional[str], Opt("--defaults-file", help="Read the client and advisor option groups from this file only (instead of /etc/my.cnf, /etc/mysql/my.cnf, ~/.my.cnf).", rich_help_panel=CONN)]
+DefaultsExtraFile = Annotated[Optional[str], Opt("--defaults-extra-file", help="Also read this option file, before ~/.my.cnf (as the mysql client does).", rich_help_panel=CONN)]
+NoDefaults = Annotated[bool, Opt("--no-defaults", help="Read no option files (the login-path file ~/.mylogin.cnf is still read, as by the mysql client).", rich_help_panel=CONN)]
+LoginPath = Annotated[Optional[str], Opt("--login-path", help="Also read this group of the option files and of ~/.mylogin.cnf (written by mysql_config_editor).", rich_help_panel=CONN)]
+SslMode = Annotated[Optional[str], Opt("--ssl-mode", help="DISABLED, PREFERRED (default), REQUIRED, VERIFY_CA or VERIFY_IDENTITY.", rich_help_panel=CONN)]
+SslCa = Annotated[Optional[str], Opt("--ssl-ca", help="CA certificate file; without --ssl-mode it means VERIFY_CA (the server's certificate must be signed by it), as in the mysql and mariadb clients.", rich_help_panel=CONN)]
+SslCert = Annotated[Optional[str], Opt("--ssl-cert", help="Client certificate file.", rich_help_panel=CONN)]
+SslKey = Annotated[Optional[str], Opt("--ssl-key", help="Client key file.", rich_help_panel=CONN)]
+UseSsl = Annotated[Optional[bool], Opt("--ssl/--skip-ssl", help="--ssl: insist on TLS (REQUIRED; VERIFY_CA with --ssl-ca), as the mariadb client's --ssl; --skip-ssl: no TLS (DISABLED). --ssl-mode wins over both.", rich_help_panel=CONN)]
+SslVerifyServerCert = Annotated[bool, Opt("--ssl-verify-server-cert", help="Verify the server's certificate against --ssl-ca and its host name (VERIFY_IDENTITY), as the mariadb client does; also read from ssl-verify-server-cert in an option file.", rich_help_panel=CONN)]
+Protocol = Annotated[Optional[str], Opt("--protocol", help="TCP or SOCKET (as the mysql client's --protocol; PIPE and MEMORY are Windows-only and refused). TCP with localhost connects to 127.0.0.1.", rich_help_panel=CONN)]
+ConnectTimeout = Annotated[float, Opt("--connect-timeout", help="Seconds to wait for the connection.", rich_help_panel=CONN)]
+ReadTimeout = Annotated[float, Opt("--read-timeout", help="Seconds to wait for each query result.", rich_help_panel=CONN)]
 
 
 class Purpose(str, Enum):
@@ -55,19 +56,19 @@ class Severity(str, Enum):
     info = "info"
 
 
-PurposeOpt = Annotated[Purpose, typer.Option("--purpose", help="How to judge: production (default) or benchmark (comparability and throughput first).", rich_help_panel=RULES)]
-RulesDirs = Annotated[Optional[List[str]], typer.Option("--rules", help="Extra rule directory (repeatable).", rich_help_panel=RULES)]
-Ignore = Annotated[Optional[str], typer.Option("--ignore", help="Comma-separated rule ids to skip.", rich_help_panel=RULES)]
-OutputFile = Annotated[Optional[str], typer.Option("--output", "-o", help="Write to this file instead of standard output.", rich_help_panel=OUT)]
-Sysroot = Annotated[Optional[str], typer.Option("--sysroot", help="Read /proc and /sys from this directory (a recorded tree, e.g. for a support case) instead of this machine; used for the server host's facts and the client's network path.", rich_help_panel=MACHINE)]
-Ssh = Annotated[Optional[str], typer.Option("--ssh", help="Read the server host's facts over ssh: USER@HOST (host keys are verified; needs python3 on the server; reads /proc and /sys only).", rich_help_panel=MACHINE)]
-SshOption = Annotated[Optional[List[str]], typer.Option("--ssh-option", help="Extra ssh option KEY=VALUE (repeatable), e.g. Port=2222, IdentityFile=PATH, UserKnownHostsFile=PATH.", rich_help_panel=MACHINE)]
-HostFacts = Annotated[Optional[str], typer.Option("--host-facts", help="Host facts written on the server with `advisor collect --host-facts-only -o FILE`.", rich_help_panel=MACHINE)]
+PurposeOpt = Annotated[Purpose, Opt("--purpose", help="How to judge: production (default) or benchmark (comparability and throughput first).", rich_help_panel=RULES)]
+RulesDirs = Annotated[Optional[List[str]], Opt("--rules", help="Extra rule directory (repeatable).", rich_help_panel=RULES)]
+Ignore = Annotated[Optional[str], Opt("--ignore", help="Comma-separated rule ids to skip.", rich_help_panel=RULES)]
+OutputFile = Annotated[Optional[str], Opt("--output", "-o", help="Write to this file instead of standard output.", rich_help_panel=OUT)]
+Sysroot = Annotated[Optional[str], Opt("--sysroot", help="Read /proc and /sys from this directory (a recorded tree, e.g. for a support case) instead of this machine; used for the server host's facts and the client's network path.", rich_help_panel=MACHINE)]
+Ssh = Annotated[Optional[str], Opt("--ssh", help="Read the server host's facts over ssh: USER@HOST (host keys are verified; needs python3 on the server; reads /proc and /sys only).", rich_help_panel=MACHINE)]
+SshOption = Annotated[Optional[List[str]], Opt("--ssh-option", help="Extra ssh option KEY=VALUE (repeatable), e.g. Port=2222, IdentityFile=PATH, UserKnownHostsFile=PATH.", rich_help_panel=MACHINE)]
+HostFacts = Annotated[Optional[str], Opt("--host-facts", help="Host facts written on the server with `advisor collect --host-facts-only -o FILE`.", rich_help_panel=MACHINE)]
 CAL = "Calibration"
-Calibrate = Annotated[Optional[bool], typer.Option("--calibrate/--no-calibrate", help="Run the full calibration (default with --purpose benchmark), or none at all. With --purpose production only round trips are measured unless --calibrate is given.", rich_help_panel=CAL)]
-CalibrateSecondsOpt = Annotated[float, typer.Option("--calibrate-seconds", help="Time budget of the calibration in seconds.", rich_help_panel=CAL)]
-WriteProbeOpt = Annotated[bool, typer.Option("--write-probe", help="Also measure commit latency in a scratch schema the advisor creates and drops (implies --calibrate).", rich_help_panel=CAL)]
-SampleSeconds = Annotated[float, typer.Option("--sample-seconds", help="Sample status counters over this many seconds for current rates (0: rates since server start).", rich_help_panel=CONN)]
+Calibrate = Annotated[Optional[bool], Opt("--calibrate/--no-calibrate", help="Run the full calibration (default with --purpose benchmark), or none at all. With --purpose production only round trips are measured unless --calibrate is given.", rich_help_panel=CAL)]
+CalibrateSecondsOpt = Annotated[float, Opt("--calibrate-seconds", help="Time budget of the calibration in seconds.", rich_help_panel=CAL)]
+WriteProbeOpt = Annotated[bool, Opt("--write-probe", help="Also measure commit latency in a scratch schema the advisor creates and drops (implies --calibrate).", rich_help_panel=CAL)]
+SampleSeconds = Annotated[float, Opt("--sample-seconds", help="Sample status counters over this many seconds for current rates (0: rates since server start).", rich_help_panel=CONN)]
 
 
 QUIET = False  # --quiet: no warnings, no progress (errors are always printed)
@@ -174,24 +175,31 @@ def client_files(defaults_file: Any, defaults_extra_file: Any, no_defaults: bool
 def advisor_defaults(args: list[str], command: Any) -> dict[str, Any]:
     """Defaults for `command`'s options from the [advisor] group (purpose, ignore, fail-on, format):
     the command line still wins. A value the command's option does not take is a warning."""
+    table = {o: (p.name, list(getattr(p.type, "choices", None) or [])) for p in getattr(command, "params", [])
+             for o in getattr(p, "opts", [])}
+    return defaults_from_files(args, command.name, table)
+
+
+def defaults_from_files(args: list[str], name: str, table: dict[str, tuple[str, list[Any]]]) -> dict[str, Any]:
+    """advisor_defaults for a command named `name` whose options are `table`: option name
+    (--purpose) -> (parameter name, the values it takes, [] for any)."""
     _READ.clear()
-    params = {o: p for p in getattr(command, "params", []) for o in getattr(p, "opts", [])}
-    if "--defaults-file" not in params:
+    if "--defaults-file" not in table:
         return {}
     found = _prescan(args)
     files = client_files(found["defaults_file"], found["defaults_extra_file"], found["no_defaults"], found["login_path"])
     out: dict[str, Any] = {}
     for key, setting in files.advisor.items():
-        param = params.get(f"--{key}")
+        param = table.get(f"--{key}")
         if param is None:
             continue
-        choices = list(getattr(param.type, "choices", None) or [])
+        pname, choices = param
         value = setting.value
         if value is None or (choices and value not in choices):
             allowed = f"one of {', '.join(map(str, choices))}" if choices else "a value"
-            warn(f"{setting.where}: [advisor] {key} = {str(value)[:40]} is ignored: {command.name}'s --{key} takes {allowed}.")
+            warn(f"{setting.where}: [advisor] {key} = {str(value)[:40]} is ignored: {name}'s --{key} takes {allowed}.")
             continue
-        out[param.name] = value
+        out[pname] = value
     return out
 
 

@@ -60,7 +60,7 @@ __all__ = ["VarSpec", "VariableCatalogue", "catalogue", "default_catalogue", "lo
 def _validated() -> dict[str, Any]:
     """The validated curated entries; cached on disk across runs (advisor.cache): validating them
     costs ~40 ms, unpickling them ~1 ms."""
-    from importlib.resources import files
+    from advisor.resources import files
 
     from advisor.cache import cached, code_files
 
@@ -94,7 +94,7 @@ _GENERATED = ("generated-mariadb.json", "generated-mysql.json")
 
 def _generated_files() -> list[dict[str, Any]]:
     import json
-    from importlib.resources import files
+    from advisor.resources import files
 
     return [json.loads((files("advisor.knowledge") / name).read_text(encoding="utf-8")) for name in _GENERATED]
 
@@ -131,7 +131,7 @@ def _default() -> VariableCatalogue:
 def traits() -> dict[str, Any]:
     """traits.toml's records (name -> plain VariableTraits data, in the file's order), validated and cached
     on disk across runs like variables.toml."""
-    from importlib.resources import files
+    from advisor.resources import files
 
     from advisor.cache import cached, code_files
 

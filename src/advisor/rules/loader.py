@@ -265,7 +265,7 @@ def _entries(root: Any, prefix: str) -> list[tuple[str, Any, bool]]:
 
 
 def builtin_rules_root() -> Any:
-    from importlib.resources import files
+    from advisor.resources import files
 
     return files("advisor.catalog")
 
