@@ -105,6 +105,9 @@ class _Tee:
 
 def script() -> None:
     """Console-script entry point."""
+    import gc
+
+    gc.set_threshold(100_000, 50, 50)  # as advisor.cli sets it, from the first import on (see there)
     key = _help_key() if tuple(sys.argv[1:]) in HELP_ARGS else None
     if key is not None:
         text = _saved(*key)

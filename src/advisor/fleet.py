@@ -42,6 +42,7 @@ class FleetResult:
     timings: dict[str, float] = field(default_factory=dict)
     variables: Optional[dict[str, str]] = None
     host_facts: Optional[str] = None  # where the server host's facts came from: local, ssh, file, recorded
+    line: Optional[str] = None  # its JSON Lines record, written by the worker process that audited it (slim)
 
 
 def parse_targets(text: str, source: str = "targets") -> list[FleetTarget]:
@@ -222,10 +223,28 @@ def audit_entry(e: SnapshotEntry, line: int, purpose: str, ignore: tuple[str, ..
                        variables=dict(snap.server.variables), host_facts=_facts_source(snap))
 
 
+def _slim_entry(e: SnapshotEntry, line: int, purpose: str, ignore: tuple[str, ...],
+                rules_dirs: tuple[str, ...], record: Callable[[FleetResult], str]) -> FleetResult:
+    """audit_entry in a worker process, for JSON Lines: the host's record is written here (`record`:
+    the renderer, a module-level function) and the report keeps only its fired outcomes (what the
+    roll-up and --fail-on read), so the parent neither unpickles nor renders some 460 outcomes per
+    host while the workers wait for the CPU."""
+    from dataclasses import replace as _replace
+
+    r = audit_entry(e, line, purpose, ignore, rules_dirs)
+    r.line = record(r)
+    if r.report is not None:
+        r.report = _replace(r.report, outcomes=[o for o in r.report.outcomes if o.status == "fired"])
+    return r
+
+
 def audit_snapshots(entries: list[SnapshotEntry], purpose: str = "production", jobs: int = 0,
-                    ignore: Iterable[str] = (), rules_dirs: Iterable[str] = ()) -> Iterator[FleetResult]:
+                    ignore: Iterable[str] = (), rules_dirs: Iterable[str] = (),
+                    record: Optional[Callable[[FleetResult], str]] = None) -> Iterator[FleetResult]:
     """Assess each entry as `advisor audit --snapshot` does, in `jobs` worker processes (0: one per
-    CPU; 1: in this process); yield results as they finish, at most a few per worker in flight."""
+    CPU; 1: in this process); yield results as they finish, at most a few per worker in flight.
+    `record` (JSON Lines: the renderer of a host's record): each result from a worker comes with its
+    record (`line`) and only the fired outcomes (_slim_entry)."""
     from advisor import api
 
     jobs = jobs or len(os.sched_getaffinity(0))
@@ -241,5 +260,6 @@ def audit_snapshots(entries: list[SnapshotEntry], purpose: str = "production", j
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
                              initargs=(rules_dirs,)) as pool:
-        yield from _as_completed(pool, [partial(audit_entry, e, n, purpose, ignore, rules_dirs)
-                                        for n, e in enumerate(entries, 1)], window=jobs * 4)
+        work = [partial(_slim_entry, e, n, purpose, ignore, rules_dirs, record) if record is not None
+                else partial(audit_entry, e, n, purpose, ignore, rules_dirs) for n, e in enumerate(entries, 1)]
+        yield from _as_completed(pool, work, window=jobs * 4)

@@ -70,6 +70,47 @@ def test_worker_processes_give_the_same_results(fetched, tmp_path):
     assert invoke("fleet", "--snapshots", str(d), "--fail-on", "info").returncode == 1
 
 
+def test_json_lines_written_by_the_workers_are_the_lines_one_process_writes(fetched, tmp_path):
+    """With --format jsonl a worker writes its host's record and sends back only the fired outcomes
+    (advisor.fleet._slim_entry): the records, the roll-up and --fail-on are the same as in one process."""
+    d = tmp_path / "mixed"
+    d.mkdir()
+    for i in range(4):  # snapshot files and role directories, with findings of every severity
+        for p in fetched.iterdir():
+            if p.name.startswith("db-gone"):
+                continue
+            target = d / f"{i}-{p.name}"
+            if p.is_dir():
+                import shutil
+
+                shutil.copytree(p, target)
+            else:
+                target.write_text(p.read_text())
+    one = invoke("fleet", "--snapshots", str(d), "--format", "jsonl", "--jobs", "1")
+    two = invoke("fleet", "--snapshots", str(d), "--format", "jsonl", "--jobs", "2")
+    assert one.returncode == two.returncode == 0, one.stderr + two.stderr
+
+    def plain(p):
+        recs = _records(p)
+        for r in recs:
+            for k in ("seconds", "timings", "wall_seconds", "jobs"):
+                r.pop(k, None)
+            if r.get("report"):  # a role directory without a collection time is stamped when it is read
+                r["report"].pop("collected_at")
+        return sorted(recs[:-1], key=lambda r: (r["host"], r["report"]["source"])), recs[-1]
+
+    hosts_one, rollup_one = plain(one)
+    hosts_two, rollup_two = plain(two)
+    assert len(hosts_one) >= 16 and hosts_one == hosts_two
+    assert any(o["status"] == "passed" for o in hosts_two[0]["report"]["outcomes"])  # the whole report, not the slim one
+    assert rollup_one == rollup_two
+    for severity in ("critical", "warning", "info"):
+        assert invoke("fleet", "--snapshots", str(d), "--format", "jsonl", "--jobs", "2", "--fail-on", severity,
+                      "-o", str(tmp_path / "out.jsonl")).returncode == \
+               invoke("fleet", "--snapshots", str(d), "--format", "jsonl", "--jobs", "1", "--fail-on", severity,
+                      "-o", str(tmp_path / "out.jsonl")).returncode
+
+
 def test_text_shows_the_rollup(fetched):
     p = invoke("fleet", "--snapshots", str(fetched), "--jobs", "1")
     assert p.returncode == 6

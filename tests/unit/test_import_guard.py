@@ -43,7 +43,7 @@ LIVE_AUDIT_ALLOWED = {"pymysql", "cryptography", "cffi", "_cffi_backend"}
 OFFLINE_ADVISOR_MODULES = {
     "advisor", "advisor.api", "advisor.cache", "advisor.cli", "advisor.codecache", "advisor.collect", "advisor.collect.clientopts",
     "advisor.collect.clock", "advisor.commands", "advisor.commands.options", "advisor.commands.params", "advisor.errors", "advisor.inputs",
-    "advisor.measure", "advisor.optionfile", "advisor.plainmodel", "advisor.render", "advisor.render.json_out",
+    "advisor.measure", "advisor.optionfile", "advisor.plainmodel", "advisor.resources", "advisor.render", "advisor.render.json_out",
     "advisor.render.report_json", "advisor.render.terminal", "advisor.render.calibration", "advisor.report",
     "advisor.rules", "advisor.rules.calibration", "advisor.rules.catalogue", "advisor.rules.conditions",
     "advisor.rules.engine", "advisor.rules.facts", "advisor.rules.formulas", "advisor.rules.groups", "advisor.rules.loader",

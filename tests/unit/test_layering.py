@@ -41,7 +41,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
               "advisor.rollup",  # the fleet roll-up over results handed in
               # watch: the series' facts and the sysbench-output parser are judgements over data handed in
               "advisor.watch.model", "advisor.watch.facts", "advisor.watch.sysbench_out")),
-    ("edge", ("advisor.cache", "advisor.codecache", "advisor.knowledge", "advisor.rules.loader", "advisor.rules.lint", "advisor.collect",
+    ("edge", ("advisor.cache", "advisor.codecache", "advisor.resources", "advisor.knowledge", "advisor.rules.loader", "advisor.rules.lint", "advisor.collect",
               "advisor.optionfile",  # the one option-file reader (client options and mycnf)
               "advisor.mycnf.cnf", "advisor.mycnf.verify", "advisor.mycnf.validate", "advisor.mycnf.trial",
               "advisor.dumps",  # reading a dump into a Snapshot is a collector

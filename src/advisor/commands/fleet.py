@@ -68,7 +68,10 @@ def fleet(
 
         jobs = jobs or len(os.sched_getaffinity(0))
         total = len(entries)
-        stream = audit_snapshots(entries, purpose.value, jobs, split_ids(ignore), rules or [])
+        from advisor.render.fleet import host_line
+
+        stream = audit_snapshots(entries, purpose.value, jobs, split_ids(ignore), rules or [],
+                                 record=host_line if fmt == FleetFormat.jsonl else None)
     else:
         from advisor.api import Calibration, calibration_mode, check_calibration_budget
         from advisor.fleet import stream_fleet
@@ -111,7 +114,7 @@ def _consume(stream: Any, total: int, fmt: FleetFormat, output: Optional[str]) -
             if sink is not None:
                 if progress is not None and sink is sys.stdout and sys.stdout.isatty():
                     progress.clear()
-                sink.write(host_line(r))
+                sink.write(r.line or host_line(r))
                 sink.flush()
             elif fmt == FleetFormat.text and r.report is not None:
                 r.report = _Light(r.report)
