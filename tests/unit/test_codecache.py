@@ -21,7 +21,7 @@ def _advisor(cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _marshal_files(cache: Path) -> list[Path]:
-    return sorted((cache / "advisor").glob("codecache-*.marshal"))
+    return sorted((cache / "advisor").glob("codecache2-*.marshal"))
 
 
 def test_the_first_run_writes_the_code_and_the_second_gives_the_same_report(tmp_path):
@@ -29,8 +29,8 @@ def test_the_first_run_writes_the_code_and_the_second_gives_the_same_report(tmp_
     assert first.returncode in (0, 1), first.stderr
     files = _marshal_files(tmp_path)
     assert len(files) == 1 and files[0].stat().st_mode & 0o077 == 0, files
-    codes = marshal.loads(files[0].read_bytes())
-    assert len(codes) > 20 and all(isinstance(k, str) and isinstance(v, CodeType) for k, v in codes.items())
+    codes = marshal.loads(files[0].read_bytes())  # text -> marshal bytes of its code
+    assert len(codes) > 20 and all(isinstance(k, str) and isinstance(marshal.loads(v), CodeType) for k, v in codes.items())
     assert all(k.startswith("def __create_fn__(") for k in codes)  # only what dataclasses writes
     before = files[0].stat().st_mtime_ns
     second = _advisor(tmp_path, "audit", "--demo", "--format", "json")
