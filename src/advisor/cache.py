@@ -137,11 +137,13 @@ def cache_dir() -> Path:
 
 
 def cached(name: str, inputs: Iterable[tuple[str, Any]], build: Callable[[], T],
-           valid: Callable[[Any], bool] = lambda x: True) -> T:
-    """build(), or its pickled result from an earlier run with identical inputs."""
+           valid: Callable[[Any], bool] = lambda x: True, plain: bool = False) -> T:
+    """build(), or its pickled result from an earlier run with identical inputs. `plain`: the value
+    is plain data (dicts, lists, strings, numbers), kept with marshal, which reads such data ~20 %
+    faster than pickle and runs no code when it reads."""
     if os.environ.get("ADVISOR_NO_CACHE"):
         return build()
-    return cached_by_key(name, _key(list(inputs)), build, valid)
+    return cached_by_key(name, _key(list(inputs)), build, valid, plain)
 
 
 def input_key(inputs: Iterable[tuple[str, Any]]) -> Optional[str]:
@@ -153,17 +155,21 @@ def input_key(inputs: Iterable[tuple[str, Any]]) -> Optional[str]:
 
 
 def cached_by_key(name: str, key: Optional[str], build: Callable[[], T],
-                  valid: Callable[[Any], bool] = lambda x: True) -> T:
-    """build(), or its pickled result stored under `key` (from input_key; None: build())."""
+                  valid: Callable[[Any], bool] = lambda x: True, plain: bool = False) -> T:
+    """build(), or its pickled (`plain`: marshalled) result stored under `key` (from input_key;
+    None: build())."""
     if key is None or os.environ.get("ADVISOR_NO_CACHE"):
         return build()
-    path = cache_dir() / f"{name}-{key}.pickle"
+    import marshal
+
+    suffix = "marshal" if plain else "pickle"
+    path = cache_dir() / f"{name}-{key}.{suffix}"
     if not trusted_dir(path.parent, create=True):
         return build()  # someone else can write there: never unpickle from it, never write to it
     try:
         if _trusted_file(path):
             with open(path, "rb") as fh:
-                value = pickle.load(fh)
+                value = marshal.loads(fh.read()) if plain else pickle.load(fh)
             if valid(value):
                 _touch(path)
                 return value
@@ -171,14 +177,17 @@ def cached_by_key(name: str, key: Optional[str], build: Callable[[], T],
         pass
     value = build()
     try:
-        _prune(path.parent, name, keep=path)
+        _prune(path.parent, name, keep=path, pattern=suffix)
         import tempfile
 
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "wb") as fh:
-            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            if plain:
+                fh.write(marshal.dumps(value))
+            else:
+                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: marshal met a value that is not plain data
         pass
     return value
 

