@@ -74,10 +74,10 @@ class DeviceModels:
     @lru_cache(maxsize=1)
     def builtin() -> "DeviceModels":
         """The bundled table, its checked rows kept in the cache (advisor.cache): a hit needs no TOML parser."""
-        from advisor.resources import files
         from pathlib import Path
 
         from advisor.cache import cached
+        from advisor.resources import files
 
         src = files("advisor.data") / "storage_models.toml"
 

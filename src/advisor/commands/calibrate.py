@@ -4,9 +4,8 @@ commit latency). docs/calibration.md describes every probe and JSON key."""
 
 from __future__ import annotations
 
-import sys
 from enum import Enum
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 

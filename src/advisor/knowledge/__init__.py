@@ -60,9 +60,8 @@ __all__ = ["VarSpec", "VariableCatalogue", "catalogue", "default_catalogue", "lo
 def _validated() -> dict[str, Any]:
     """The validated curated entries; cached on disk across runs (advisor.cache): validating them
     costs ~40 ms, unpickling them ~1 ms."""
-    from advisor.resources import files
-
     from advisor.cache import cached, code_files
+    from advisor.resources import files
 
     src = files("advisor.knowledge") / "variables.toml"
     here = Path(__file__).resolve().parent
@@ -139,9 +138,8 @@ def _default() -> VariableCatalogue:
 def traits() -> dict[str, Any]:
     """traits.toml's records (name -> plain VariableTraits data, in the file's order), validated and cached
     on disk across runs like variables.toml."""
-    from advisor.resources import files
-
     from advisor.cache import cached, code_files
+    from advisor.resources import files
 
     src = files("advisor.knowledge") / "traits.toml"
     here = Path(__file__).resolve().parent

@@ -72,10 +72,9 @@ def validate(text: str, catalogue: Any) -> dict[str, list[Any]]:
 @lru_cache(maxsize=1)
 def entries() -> dict[str, list[Any]]:
     """name -> validated entries as plain data (cached on disk across runs)."""
-    from advisor.resources import files
-
     from advisor.cache import cached, code_files
     from advisor.knowledge.plain import plain
+    from advisor.resources import files
 
     src = files("advisor.knowledge") / "risky.toml"
     here = Path(__file__).resolve().parent

@@ -43,10 +43,9 @@ def load(text: str) -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def entries() -> dict[str, Any]:
     """id -> validated entry as plain data (cached on disk across runs)."""
-    from advisor.resources import files
-
     from advisor.cache import cached, code_files
     from advisor.knowledge.plain import plain
+    from advisor.resources import files
 
     src = files("advisor.knowledge") / "symptoms.toml"
     here = Path(__file__).resolve().parent
