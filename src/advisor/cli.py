@@ -3,15 +3,9 @@ chooses exit codes (see advisor.errors for the list)."""
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
-
-# A CLI run allocates a few hundred thousand objects while importing typer and pydantic and then
-# little else; collecting generation 0 every 700 allocations costs ~10 ms of a ~150 ms audit. A
-# larger threshold keeps the collector on, just less busy.
-gc.set_threshold(100_000, 50, 50)
 
 # advisor uses no pydantic plugins; without this, pydantic scans every installed distribution's
 # entry points at first use (~13 ms on a machine with many packages).
@@ -52,11 +46,14 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+VERSION_LINE = f"advisor {__version__}"
+
+
 def _version(value: bool) -> None:
     if value:
         import typer
 
-        typer.echo(f"advisor {__version__}")
+        typer.echo(VERSION_LINE)
         raise typer.Exit()
 
 
@@ -289,37 +286,46 @@ def _run_fast(name: str, args: list[str]) -> tuple[object, Optional[dict[str, An
     pre, post = args[:at], args[at + 1:]
     if params is None or any(a not in QUIET_FLAGS for a in pre) or _typer_wanted():
         return _TYPER, None
-    decls = {d for p in params for d in (*p.decls, *p.negative)}
-    options.QUIET = bool(pre) or any(a in QUIET_FLAGS for a in post)
-    if "--quiet" not in decls:
-        post = [a for a in post if a not in QUIET_FLAGS]
-    if "--password" in decls:
-        post = options.expand_bare_password(post)
+    options.QUIET = bool(pre)
+    post = _line_words(pre, post, {d for p in params for d in (*p.decls, *p.negative)})[len(pre):]
     table = {d: (p.name, [m.value for m in p.enum] if p.enum is not None else [])
              for p in params for d in p.decls if d.startswith("--")}
     defaults = options.defaults_from_files(post, name, table)
-    kwargs = parse(params, post)
-    if kwargs is None:
-        return _TYPER, defaults
-    given = parse(params, post, only_given=True) or {}
+    from_files: dict[str, Any] = {}  # the [advisor] group's values, as typer's default_map converts them
     for key, text in defaults.items():
-        if key in given:
-            continue
         p = next(p for p in params if p.name == key)
         try:
             if p.is_flag or p.multiple:
                 raise ValueError(text)
-            kwargs[key] = p.convert(str(text))
+            from_files[key] = p.convert(str(text))
         except ValueError:
             return _TYPER, defaults
+    kwargs = parse(params, post, from_files)
+    if kwargs is None:
+        return _TYPER, defaults
     return fn(**kwargs), None
+
+
+def _line_words(pre: list[str], post: list[str], opts: set[str]) -> list[str]:
+    """The command line as the command's parser is to read it, both paths: --quiet is taken from
+    anywhere (options.QUIET) and out of the command's words unless the command has its own (watch:
+    no live table, which also silences warnings); `-p`/`--password` without a value asks for the
+    password (options.expand_bare_password)."""
+    from advisor.commands import options
+
+    if any(a in QUIET_FLAGS for a in post):
+        options.QUIET = True
+        if "--quiet" not in opts:
+            post = [a for a in post if a not in QUIET_FLAGS]
+    args = pre + post
+    return options.expand_bare_password(args) if "--password" in opts else args
 
 
 def _run(args: list[str]) -> object:
     """Parse and run. Before parsing: `-p` without a value becomes --ask-password, --quiet is taken
     from anywhere on the line, and the [advisor] option group gives the command's defaults."""
     if args in (["--version"], ["-V"]):  # what typer's eager --version prints, without typer
-        sys.stdout.write(f"advisor {__version__}\n")
+        sys.stdout.write(VERSION_LINE + "\n")
         return 0
     name = _command_named(args)
     read: Optional[dict[str, Any]] = None
@@ -341,13 +347,7 @@ def _run(args: list[str]) -> object:
     options.QUIET = any(a in QUIET_FLAGS for a in pre)
     defaults: dict[str, object] = {}
     if sub is not None:
-        if any(a in QUIET_FLAGS for a in post):
-            options.QUIET = True
-            if "--quiet" not in opts:  # watch has its own --quiet (no live table), which also silences warnings
-                post = [a for a in post if a not in QUIET_FLAGS]
-        args = pre + post
-        if "--password" in opts:
-            args = options.expand_bare_password(args)
+        args = _line_words(pre, post, opts)
         defaults = read if read is not None else options.advisor_defaults(args, sub)
     return group.main(args=args, standalone_mode=False, prog_name="advisor",
                       default_map={name: defaults} if defaults else None)

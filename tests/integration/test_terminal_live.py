@@ -40,7 +40,7 @@ def _collect_on_pty_stderr(db, tmp_path, seconds: str) -> tuple[int, str, str]:
     out = tmp_path / "snap.json"
     p = subprocess.Popen([sys.executable, "-m", "advisor", "collect", *_conn(db), "--sample-seconds", seconds,
                           "-o", str(out)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave,
-                         env={**os.environ, "HOME": NO_HOME})
+                         env={**os.environ, "HOME": NO_HOME, "TERM": "xterm"})  # a terminal that redraws lines
     os.close(slave)
     chunks = []
     while True:

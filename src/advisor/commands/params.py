@@ -124,10 +124,11 @@ def command_params(fn: Callable[..., Any]) -> Optional[list[Param]]:
     return out
 
 
-def parse(params: list[Param], args: list[str], only_given: bool = False) -> Optional[dict[str, Any]]:
+def parse(params: list[Param], args: list[str], defaults: Optional[dict[str, Any]] = None) -> Optional[dict[str, Any]]:
     """The keyword arguments typer would call the command with for `args` (the words after the
-    command's name), or None when the command line is not one this parser takes; `only_given`:
-    those the command line gives, without the defaults."""
+    command's name), or None when the command line is not one this parser takes. `defaults`: values
+    (by parameter name) that replace the declared defaults of options the line does not give, as
+    typer's default_map does (the [advisor] option group)."""
     by_name: dict[str, tuple[Param, bool]] = {}
     for p in params:
         for d in p.decls:
@@ -164,6 +165,5 @@ def parse(params: list[Param], args: list[str], only_given: bool = False) -> Opt
             values.setdefault(p.name, []).append(value)
         else:
             values[p.name] = value
-    if only_given:
-        return values
-    return {p.name: values.get(p.name, p.default) for p in params}
+    defaults = defaults or {}
+    return {p.name: values[p.name] if p.name in values else defaults.get(p.name, p.default) for p in params}
